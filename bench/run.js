@@ -1,0 +1,61 @@
+// `npm run bench`: prints the compiler's figures. Each run is a whole `siteforge generate DIR`
+// process (start-up included), timed and measured for peak RSS by a Python parent through
+// getrusage(RUSAGE_CHILDREN). Timing lives here, never in tests.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeSyntheticFleet } from './synthetic-fleet.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const cli = join(root, 'bin', 'siteforge.js');
+const sizes = (process.env.BENCH_SITES ?? '1000,3500').split(',').map(Number);
+const repeats = Number(process.env.BENCH_REPEATS ?? 5);
+
+const MEASURE = `
+import resource, subprocess, sys, time
+start = time.perf_counter()
+done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+wall = time.perf_counter() - start
+if done.returncode != 0:
+    sys.stderr.write(done.stderr.decode()); sys.exit(done.returncode)
+print(wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+`;
+
+/** Runs one command `repeats` times; returns the median wall time (s) and the peak RSS (MB). */
+function measure(args) {
+  const walls = [];
+  let rss = 0;
+  for (let i = 0; i < repeats; i++) {
+    const [wall, maxRssKb] = execFileSync('python3', ['-c', MEASURE, ...args], { encoding: 'utf8' }).trim().split(' ').map(Number);
+    walls.push(wall);
+    rss = Math.max(rss, maxRssKb / 1024);
+  }
+  walls.sort((a, b) => a - b);
+  return { wall: walls[Math.floor(walls.length / 2)], rss };
+}
+
+const work = mkdtempSync(join(tmpdir(), 'siteforge-bench-'));
+try {
+  const startup = measure([process.execPath, cli, '--version']);
+  console.log(`node + siteforge start-up: ${startup.wall.toFixed(3)} s, peak RSS ${startup.rss.toFixed(0)} MB`);
+  console.log('\nsiteforge generate DIR (SNO sites with nodeNetwork, one SiteConfig file each)');
+  console.log('sites  objects  wall (median of ' + repeats + ')  sites/s   peak RSS');
+  const rows = [];
+  for (const n of sizes) {
+    const dir = writeSyntheticFleet(join(work, `fleet-${n}`), n);
+    const objects = execFileSync(process.execPath, [cli, 'generate', dir], { encoding: 'utf8', maxBuffer: 1 << 30 }).split('\n---\n').length;
+    const { wall, rss } = measure([process.execPath, cli, 'generate', dir]);
+    rows.push({ n, wall });
+    console.log(`${String(n).padStart(5)}  ${String(objects).padStart(7)}  ${wall.toFixed(3).padStart(8)} s          ${String(Math.round(n / wall)).padStart(6)}   ${rss.toFixed(0)} MB`);
+  }
+  if (rows.length >= 2) {
+    const [a, b] = [rows[0], rows[rows.length - 1]];
+    const marginal = (b.wall - a.wall) / (b.n - a.n);
+    console.log(`\nmarginal cost ${(marginal * 1000).toFixed(3)} ms/site between ${a.n} and ${b.n} sites (linear if the per-site cost of each size is close to it)`);
+    for (const row of rows) console.log(`  ${row.n} sites: ${((row.wall / row.n) * 1000).toFixed(3)} ms/site overall`);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+// Entry point of the `siteforge` command; the code lives in build/ (compiled by `npm run build`,
+// which `npm ci` runs through the prepare script).
+import { runCli } from '../build/src/plugins/cli/main.js';
+
+process.exitCode = runCli(process.argv.slice(2), {
+  cwd: process.cwd(),
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+});

@@ -1,0 +1,55 @@
+// ESLint flat config: typescript-eslint strict + stylistic type-checked rules, plus the module
+// boundaries of STYLE.md (siteconfig stays pure; only edges touch the outside world).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const noIo = {
+  paths: [
+    { name: 'node:fs', message: 'siteconfig is pure: read files in src/plugins' },
+    { name: 'node:fs/promises', message: 'siteconfig is pure: read files in src/plugins' },
+    { name: 'node:net', message: 'siteconfig is pure' },
+    { name: 'node:http', message: 'siteconfig is pure' },
+    { name: 'node:child_process', message: 'siteconfig is pure' },
+    { name: 'undici', message: 'siteconfig is pure' },
+    { name: '@kubernetes/client-node', message: 'siteconfig is pure' },
+  ],
+  patterns: [{ group: ['**/plugins/**', '**/bmac/**'], message: 'siteconfig must not depend on its edges' }],
+};
+
+export default tseslint.config(
+  { ignores: ['build/', 'dist/', 'coverage/', 'node_modules/', 'src/imports/', '.cache/'] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  ...tseslint.configs.stylisticTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: false }],
+      'no-console': 'error',
+      // With noUncheckedIndexedAccess, `xs[i]!` after a bounds check is the idiomatic form.
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    files: ['src/siteconfig/**/*.ts', 'src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', noIo],
+      'no-restricted-globals': ['error', { name: 'process', message: 'siteconfig and shared are pure: no env, argv or stdio' }],
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: {
+      parserOptions: { projectService: false },
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly', AbortSignal: 'readonly', Buffer: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' },
+    },
+    rules: { 'no-console': 'off' },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**', 'scripts/**'],
+    rules: { 'no-console': 'off' },
+  },
+);

@@ -1,0 +1,295 @@
+// A real Kubernetes API server on loopback for integration tests: etcd + kube-apiserver,
+// no controller-manager, scheduler or kubelet. Everything listens on 127.0.0.1 only.
+//
+// CLI: node scripts/hub/hub.mjs up|down|status [--dir DIR]
+//   DIR defaults to $SITEFORGE_HUB_DIR or <repo>/.cache/hub. `up` leaves the processes running
+//   (detached) and writes DIR/kubeconfig and DIR/hub.json; `down` stops them and removes DIR.
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { join, resolve } from 'node:path';
+import { ensureHubBinaries } from './build.mjs';
+import {
+  HubError,
+  createCA,
+  freePorts,
+  isMain,
+  issueCert,
+  log,
+  pidAlive,
+  pidExe,
+  repoRoot,
+  rssKiB,
+  run,
+  runCli,
+  stopPid,
+  tailFile,
+  waitFor,
+} from './util.mjs';
+
+export const defaultHubDir = () => resolve(process.env.SITEFORGE_HUB_DIR || join(repoRoot, '.cache/hub'));
+const SERVICE_CIDR = '10.96.0.0/16';
+const SERVICE_IP = '10.96.0.1'; // first address of SERVICE_CIDR: the in-cluster `kubernetes` Service
+
+/**
+ * Starts etcd and kube-apiserver, waits for /readyz and returns the hub state
+ * ({ dir, kubeconfig, server, etcd, apiserver, stop() }). If a healthy hub already runs in
+ * `dir` it is returned as is. On any failure everything started here is stopped again.
+ */
+export async function startHub({ dir = defaultHubDir(), readyTimeoutMs = 60_000 } = {}) {
+  dir = resolve(dir);
+  const existing = await hubStatus({ dir });
+  if (existing.running && existing.ready) {
+    log(`hub already running in ${dir}`);
+    return withStop(existing.state);
+  }
+  if (existing.state) await stopHub({ dir }); // stale or half-dead: start over
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'pki'), { recursive: true });
+
+  const t0 = Date.now();
+  const bins = await ensureHubBinaries();
+  const pki = await makePki(join(dir, 'pki'));
+  const [etcdClientPort, etcdPeerPort, apiPort] = await freePorts(3);
+  const started = [];
+  try {
+    const etcdUrl = `http://127.0.0.1:${etcdClientPort}`;
+    const peerUrl = `http://127.0.0.1:${etcdPeerPort}`;
+    const etcd = launch(dir, 'etcd', bins.etcd.path, [
+      '--name=hub',
+      `--data-dir=${join(dir, 'etcd-data')}`,
+      `--listen-client-urls=${etcdUrl}`,
+      `--advertise-client-urls=${etcdUrl}`,
+      `--listen-peer-urls=${peerUrl}`,
+      `--initial-advertise-peer-urls=${peerUrl}`,
+      `--initial-cluster=hub=${peerUrl}`,
+      '--initial-cluster-state=new',
+      '--logger=zap',
+      '--log-level=warn',
+    ]);
+    started.push(etcd);
+    log(`etcd ${bins.etcd.version} (${bins.etcd.source}) pid ${etcd.pid} on ${etcdUrl}`);
+    await waitFor('etcd /health', () => httpGetOk(`${etcdUrl}/health`), {
+      timeoutMs: readyTimeoutMs,
+      failIf: () => exited(etcd),
+    });
+    log(`etcd ready after ${secondsSince(t0)} s`);
+
+    const apiserver = launch(dir, 'kube-apiserver', bins.kubeApiserver.path, [
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${apiPort}`,
+      `--etcd-servers=${etcdUrl}`,
+      `--tls-cert-file=${pki.serving.cert}`,
+      `--tls-private-key-file=${pki.serving.key}`,
+      `--client-ca-file=${pki.ca.cert}`,
+      '--authorization-mode=RBAC',
+      '--anonymous-auth=false',
+      `--service-cluster-ip-range=${SERVICE_CIDR}`,
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${pki.sa.pub}`,
+      `--service-account-signing-key-file=${pki.sa.key}`,
+      // The `kubernetes` Endpoints may not hold a loopback address, so the default lease
+      // reconciler would fail forever; nothing in-cluster needs to reach this server.
+      '--endpoint-reconciler-type=none',
+      // Without these it would try to write self-signed certs to /var/run/kubernetes.
+      `--cert-dir=${join(dir, 'pki')}`,
+      '--profiling=false',
+    ]);
+    started.push(apiserver);
+    const server = `https://127.0.0.1:${apiPort}`;
+    log(`kube-apiserver ${bins.kubeApiserver.version} pid ${apiserver.pid} on ${server}`);
+    await waitFor('kube-apiserver /readyz', () => httpsGetOk(`${server}/readyz`, pki), {
+      timeoutMs: readyTimeoutMs,
+      intervalMs: 500,
+      failIf: () => exited(apiserver),
+    });
+    log(`kube-apiserver ready after ${secondsSince(t0)} s`);
+
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, kubeconfigYaml(server, pki), { mode: 0o600 });
+    const state = {
+      dir,
+      server,
+      kubeconfig,
+      startedAt: new Date().toISOString(),
+      startSeconds: Number(secondsSince(t0)),
+      etcd: { pid: etcd.pid, exe: bins.etcd.path, version: bins.etcd.version, source: bins.etcd.source, url: etcdUrl, peerPort: etcdPeerPort },
+      apiserver: { pid: apiserver.pid, exe: bins.kubeApiserver.path, version: bins.kubeApiserver.version, port: apiPort },
+      pki: { ca: pki.ca.cert, adminCert: pki.admin.cert, adminKey: pki.admin.key },
+    };
+    writeFileSync(join(dir, 'hub.json'), JSON.stringify(state, null, 2) + '\n');
+    return withStop(state);
+  } catch (err) {
+    for (const p of started.reverse()) await stopPid(p.pid, { termMs: 5_000 }).catch(() => {});
+    throw err;
+  }
+}
+
+/** Stops the hub in `dir` (kube-apiserver first, then etcd) and removes `dir`. */
+export async function stopHub({ dir = defaultHubDir() } = {}) {
+  dir = resolve(dir);
+  const state = readState(dir);
+  const results = [];
+  if (state) {
+    for (const name of ['apiserver', 'etcd']) {
+      const p = state[name];
+      if (p?.pid) results.push(`${name}: ${await stopPid(p.pid, { exe: p.exe })}`);
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return results;
+}
+
+/** { running, ready, state, rssKiB } for the hub in `dir`; never throws for a missing hub. */
+export async function hubStatus({ dir = defaultHubDir() } = {}) {
+  const state = readState(resolve(dir));
+  if (!state) return { running: false, ready: false };
+  const alive = (p) => pidAlive(p.pid) && pidExe(p.pid) === p.exe;
+  const running = alive(state.etcd) && alive(state.apiserver);
+  const pki = { ca: { cert: state.pki.ca }, admin: { cert: state.pki.adminCert, key: state.pki.adminKey } };
+  const ready = running && (await httpsGetOk(`${state.server}/readyz`, pki).catch(() => false));
+  const rss = running ? { etcd: rssKiB(state.etcd.pid), apiserver: rssKiB(state.apiserver.pid) } : undefined;
+  return { running, ready, state, rssKiB: rss };
+}
+
+function withStop(state) {
+  return { ...state, stop: () => stopHub({ dir: state.dir }) };
+}
+
+function readState(dir) {
+  const file = join(dir, 'hub.json');
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Spawns a detached server (it outlives this process) logging to <dir>/<name>.log. */
+function launch(dir, name, exe, args) {
+  const logFile = join(dir, `${name}.log`);
+  const fd = openSync(logFile, 'a');
+  try {
+    const child = spawn(exe, args, { cwd: dir, detached: true, stdio: ['ignore', fd, fd] });
+    const proc = { name, pid: child.pid, logFile, exit: undefined };
+    child.on('exit', (code, signal) => (proc.exit = signal ?? `exit ${code}`));
+    child.on('error', (err) => (proc.exit = err.message));
+    child.unref();
+    return proc;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function exited(proc) {
+  if (proc.exit === undefined) return undefined;
+  return `${proc.name} stopped (${proc.exit}); log ${proc.logFile} ends with: ${tailFile(proc.logFile, 3)}`;
+}
+
+function secondsSince(t0) {
+  return ((Date.now() - t0) / 1000).toFixed(1);
+}
+
+async function httpGetOk(url) {
+  const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+  return res.ok;
+}
+
+function httpsGetOk(url, pki) {
+  return new Promise((ok, fail) => {
+    const req = request(
+      url,
+      {
+        ca: readFileSync(pki.ca.cert),
+        cert: readFileSync(pki.admin.cert),
+        key: readFileSync(pki.admin.key),
+        timeout: 2_000,
+      },
+      (res) => {
+        res.resume();
+        ok(res.statusCode === 200);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', fail);
+    req.end();
+  });
+}
+
+/** CA, serving cert, admin client cert (group system:masters) and the service-account key pair. */
+async function makePki(pkiDir) {
+  const ca = await createCA(pkiDir, 'ca', 'siteforge-hub-ca');
+  const serving = await issueCert(pkiDir, 'apiserver', {
+    cn: 'kube-apiserver',
+    usage: 'server',
+    sans: [
+      'IP:127.0.0.1',
+      'DNS:localhost',
+      `IP:${SERVICE_IP}`,
+      'DNS:kubernetes',
+      'DNS:kubernetes.default',
+      'DNS:kubernetes.default.svc',
+      'DNS:kubernetes.default.svc.cluster.local',
+    ],
+  });
+  const admin = await issueCert(pkiDir, 'admin', { cn: 'siteforge-admin', org: 'system:masters', usage: 'client' });
+  await run('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', 'sa.key'], { cwd: pkiDir });
+  await run('openssl', ['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], { cwd: pkiDir });
+  return { ca, serving, admin, sa: { key: join(pkiDir, 'sa.key'), pub: join(pkiDir, 'sa.pub') } };
+}
+
+function kubeconfigYaml(server, pki) {
+  const b64 = (file) => readFileSync(file).toString('base64');
+  return `apiVersion: v1
+kind: Config
+clusters:
+- name: siteforge-hub
+  cluster:
+    server: ${server}
+    certificate-authority-data: ${b64(pki.ca.cert)}
+users:
+- name: siteforge-admin
+  user:
+    client-certificate-data: ${b64(pki.admin.cert)}
+    client-key-data: ${b64(pki.admin.key)}
+contexts:
+- name: siteforge-hub
+  context:
+    cluster: siteforge-hub
+    user: siteforge-admin
+current-context: siteforge-hub
+`;
+}
+
+if (isMain(import.meta.url)) {
+  runCli('hub.mjs', async () => {
+    const args = process.argv.slice(2);
+    const dirIdx = args.indexOf('--dir');
+    const dir = dirIdx >= 0 ? args.splice(dirIdx, 2)[1] : undefined;
+    if (dirIdx >= 0 && !dir) throw new HubError('--dir needs a value');
+    const cmd = args[0];
+    if (cmd === 'up') {
+      const hub = await startHub({ dir });
+      log(`hub ready: ${hub.server}`);
+      process.stdout.write(`export KUBECONFIG=${hub.kubeconfig}\n`);
+      return 0;
+    }
+    if (cmd === 'down') {
+      const results = await stopHub({ dir });
+      log(results.length ? `hub stopped (${results.join(', ')})` : 'no hub was running; state removed');
+      return 0;
+    }
+    if (cmd === 'status') {
+      const st = await hubStatus({ dir });
+      const { state } = st;
+      const summary = state
+        ? { running: st.running, ready: st.ready, server: state.server, kubeconfig: state.kubeconfig, etcd: state.etcd, apiserver: state.apiserver, rssKiB: st.rssKiB }
+        : { running: false, ready: false };
+      process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
+      return st.ready ? 0 : 3;
+    }
+    throw new HubError('usage: node scripts/hub/hub.mjs up|down|status [--dir DIR]');
+  });
+}

@@ -1,0 +1,639 @@
+/**
+ * YAML parsing that remembers where every value came from, so that validation can point at
+ * `file:line:column` in the user's file.
+ *
+ * Two parsers produce the same result. A line-based fast path handles the block-style subset that
+ * SiteConfig files are written in (block maps and sequences, plain and one-line quoted scalars,
+ * literal and folded block scalars, comments). Anything outside that subset (flow collections,
+ * anchors, tags, multi-line flow scalars, CRLF, ...) makes the fast path give up, and the file is
+ * parsed again with the `yaml` library, which also produces every syntax error message. The fast
+ * path exists because the library alone costs ~0.5 ms per small file, too slow for fleets of
+ * thousands of sites (see bench/).
+ */
+import { createRequire } from 'node:module';
+import type { Document, LineCounter as LineCounterType, Node as YamlNode } from 'yaml';
+
+/** A 1-based line and column in a source file. */
+export interface SourcePos {
+  readonly line: number;
+  readonly column: number;
+}
+
+/** Where a value (and, for map entries, its key) starts in the source. */
+export interface NodeLoc {
+  readonly value: SourcePos;
+  readonly key?: SourcePos;
+}
+
+/** Key under which parsed maps and sequences keep the positions of their children. */
+export const LOCATIONS: unique symbol = Symbol('siteforge.locations');
+/** Key under which parsed maps and sequences keep the source text of non-string scalars. */
+export const RAW_TEXT: unique symbol = Symbol('siteforge.raw');
+
+type LocTable = Map<string | number, NodeLoc>;
+type RawTable = Map<string | number, string>;
+interface Located {
+  [LOCATIONS]?: LocTable;
+  [RAW_TEXT]?: RawTable;
+}
+
+/** One YAML document of a file. */
+export interface SourceDocument {
+  readonly file: string;
+  /** 0-based index of the document in its file. */
+  readonly index: number;
+  readonly value: unknown;
+  readonly pos: SourcePos;
+}
+
+/** A YAML syntax error, positioned. */
+export interface YamlSyntaxIssue {
+  readonly file: string;
+  readonly pos: SourcePos;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** Result of parsing one file. */
+export interface ParsedFile {
+  readonly documents: SourceDocument[];
+  readonly errors: YamlSyntaxIssue[];
+}
+
+/** Options of parseYamlFile. */
+export interface ParseOptions {
+  /**
+   * Record the position of every value. Turning it off makes parsing cheaper; parse the file
+   * again with positions when there is something to report.
+   * @default true
+   */
+  readonly locations?: boolean;
+}
+
+/** Parses every document of a YAML file. */
+export function parseYamlFile(file: string, text: string, options: ParseOptions = {}): ParsedFile {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const fast = fastParse(file, body, options.locations ?? true);
+  return fast ?? libraryParse(file, body);
+}
+
+/** Position of a direct child (`key` of a map or index of a sequence), if recorded. */
+export function childLoc(container: unknown, key: string | number): NodeLoc | undefined {
+  if (container === null || typeof container !== 'object') return undefined;
+  return (container as Located)[LOCATIONS]?.get(key);
+}
+
+/** Source text of a child that was a plain scalar read as a number, boolean or null. */
+export function rawText(container: unknown, key: string | number): string | undefined {
+  if (container === null || typeof container !== 'object') return undefined;
+  return (container as Located)[RAW_TEXT]?.get(key);
+}
+
+/** True when the value carries recorded positions. */
+export function hasLocations(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && (value as Located)[LOCATIONS] !== undefined;
+}
+
+/**
+ * Position of the value at `path` below `root`, or of its nearest recorded ancestor when the
+ * path does not exist (a missing field is reported where its parent is).
+ * @param at `key` points at the map key rather than at the value, where there is one.
+ */
+export function locate(
+  root: unknown,
+  rootPos: SourcePos,
+  path: readonly (string | number)[],
+  at: 'value' | 'key' = 'value',
+): SourcePos {
+  let node = root;
+  let pos = rootPos;
+  for (let i = 0; i < path.length; i++) {
+    const segment = path[i]!;
+    const loc = childLoc(node, segment);
+    if (!loc) break;
+    const last = i === path.length - 1;
+    pos = last && at === 'key' && loc.key ? loc.key : loc.value;
+    node = (node as Record<string | number, unknown>)[segment];
+  }
+  return pos;
+}
+
+function setRaw(container: object, key: string | number, raw: string): void {
+  const located = container as Located;
+  (located[RAW_TEXT] ??= new Map()).set(key, raw);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fast path
+
+/** Thrown inside the fast parser when the input leaves the supported subset. */
+class OutOfSubset extends Error {}
+
+const NULL_RE = /^(?:~|null|Null|NULL)?$/;
+const BOOL_RE = /^(?:true|True|TRUE|false|False|FALSE)$/;
+const INT_RE = /^[-+]?[0-9]+$/;
+const OCT_RE = /^0o[0-7]+$/;
+const HEX_RE = /^0x[0-9a-fA-F]+$/;
+const FLOAT_RE = /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/;
+const EXP_RE = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/;
+const INF_RE = /^[-+]?\.(?:inf|Inf|INF)$/;
+const NAN_RE = /^\.(?:nan|NaN|NAN)$/;
+/** First characters that make a plain scalar something else (YAML indicators). */
+const INDICATORS = new Set(['?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', "'", '"', '%', '@', '`']);
+/** Escapes JSON.parse understands with the same meaning as YAML. */
+const JSON_ESCAPES = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/g;
+
+/** Resolves a plain scalar by the YAML 1.2 core schema, as the `yaml` library does. */
+function resolvePlain(text: string): unknown {
+  // Most scalars are names: a first character that no null, bool or number starts with.
+  const c = text.charCodeAt(0);
+  const maybeSpecial =
+    Number.isNaN(c) || (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46 || c === 126 ||
+    c === 110 || c === 78 || c === 116 || c === 84 || c === 102 || c === 70;
+  if (!maybeSpecial) return text;
+  if (NULL_RE.test(text)) return null;
+  if (BOOL_RE.test(text)) return text.startsWith('t') || text.startsWith('T');
+  if (INT_RE.test(text)) return Number(text);
+  if (OCT_RE.test(text)) return parseInt(text.slice(2), 8);
+  if (HEX_RE.test(text)) return parseInt(text.slice(2), 16);
+  if (FLOAT_RE.test(text) || EXP_RE.test(text)) return Number(text);
+  if (INF_RE.test(text)) return text.startsWith('-') ? -Infinity : Infinity;
+  if (NAN_RE.test(text)) return NaN;
+  return text;
+}
+
+interface Scalar {
+  value: unknown;
+  raw?: string | undefined;
+}
+
+class FastParser {
+  private readonly lines: string[];
+  /** Effective indentation of each line (changed for compact `- key: value` items). */
+  private readonly indent: Int32Array;
+  /** 1 for lines without content: blank, or only a comment. */
+  private readonly empty: Uint8Array;
+  private i = 0;
+  private end = 0;
+
+  constructor(
+    text: string,
+    private readonly located: boolean,
+  ) {
+    this.lines = text.split('\n');
+    this.indent = new Int32Array(this.lines.length);
+    this.empty = new Uint8Array(this.lines.length);
+    for (let n = 0; n < this.lines.length; n++) {
+      const line = this.lines[n]!;
+      let k = 0;
+      while (line.charCodeAt(k) === 32) k++;
+      const c = line.charCodeAt(k);
+      // A tab after the indentation is left to the library (blank lines, block scalars).
+      if (c === 9) throw new OutOfSubset();
+      this.indent[n] = k;
+      if (Number.isNaN(c) || c === 35) this.empty[n] = 1;
+    }
+  }
+
+  parseDocuments(file: string): SourceDocument[] {
+    const documents: SourceDocument[] = [];
+    let start = 0;
+    let explicitStart = false;
+    const flush = (stop: number): void => {
+      this.i = start;
+      this.end = stop;
+      const first = this.nextContent();
+      if (first < 0) {
+        // An empty document between two markers, or before the first one, is no document.
+        if (explicitStart) {
+          documents.push({ file, index: documents.length, value: null, pos: { line: start + 1, column: 1 } });
+        }
+        return;
+      }
+      const pos = { line: first + 1, column: this.indent[first]! + 1 };
+      const value = this.parseNode(-1).value;
+      if (this.nextContent() >= 0) throw new OutOfSubset();
+      documents.push({ file, index: documents.length, value, pos });
+    };
+    for (let n = 0; n < this.lines.length; n++) {
+      const line = this.lines[n]!;
+      if (line.startsWith('%') || line.startsWith('...')) throw new OutOfSubset();
+      if (line.startsWith('---')) {
+        if (!/^---[ \t]*(?:#.*)?$/.test(line)) throw new OutOfSubset();
+        flush(n);
+        start = n + 1;
+        explicitStart = true;
+      }
+    }
+    flush(this.lines.length);
+    return documents;
+  }
+
+  /** Index of the next line with content (not blank, not a comment), or -1. */
+  private nextContent(): number {
+    while (this.i < this.end) {
+      if (this.empty[this.i] === 0) return this.i;
+      this.i++;
+    }
+    return -1;
+  }
+
+  private content(n: number): string {
+    return this.lines[n]!.slice(this.indent[n]);
+  }
+
+  /** Parses the block node that starts at the next content line, if it is indented past `parent`. */
+  private parseNode(parent: number): Scalar & { pos?: SourcePos | undefined } {
+    const n = this.nextContent();
+    if (n < 0 || this.indent[n]! <= parent) return { value: null };
+    const indent = this.indent[n]!;
+    const text = this.content(n);
+    const pos = this.located ? { line: n + 1, column: indent + 1 } : undefined;
+    if (isSeqItem(text)) return { value: this.parseSeq(indent), pos };
+    if (splitKey(text)) return { value: this.parseMap(indent), pos };
+    this.i = n;
+    const scalar = this.parseInlineValue(n, text, parent);
+    return { value: scalar.value, raw: scalar.raw, pos };
+  }
+
+  private parseMap(indent: number): Record<string, unknown> {
+    const map: Record<string, unknown> = {};
+    const locs = this.located ? new Map<string, NodeLoc>() : undefined;
+    if (locs) (map as Located)[LOCATIONS] = locs;
+    for (;;) {
+      const n = this.nextContent();
+      if (n < 0 || this.indent[n]! < indent) break;
+      if (this.indent[n]! > indent) throw new OutOfSubset();
+      const text = this.content(n);
+      const split = splitKey(text);
+      if (!split) {
+        if (isSeqItem(text)) break; // an indentless sequence ends at the parent's next key
+        throw new OutOfSubset();
+      }
+      const { key, valueOffset } = split;
+      if (Object.hasOwn(map, key) || key === '__proto__' || key === '<<') throw new OutOfSubset();
+      const rest = text.slice(valueOffset);
+      let valuePos: SourcePos | undefined;
+      if (isEmptyValue(rest)) {
+        this.i = n + 1;
+        const next = this.nextContent();
+        if (next >= 0 && this.indent[next] === indent && isSeqItem(this.content(next))) {
+          map[key] = this.parseSeq(indent);
+          if (locs) valuePos = { line: next + 1, column: indent + 1 };
+        } else {
+          const child = this.parseNode(indent);
+          map[key] = child.value;
+          valuePos = child.pos;
+        }
+      } else {
+        const spaces = leadingSpaces(rest);
+        const scalar = this.parseInlineValue(n, spaces === 0 ? rest : rest.slice(spaces), indent);
+        map[key] = scalar.value;
+        if (scalar.raw !== undefined) setRaw(map, key, scalar.raw);
+        if (locs) valuePos = { line: n + 1, column: indent + valueOffset + spaces + 1 };
+      }
+      if (locs) {
+        const keyPos = { line: n + 1, column: indent + 1 };
+        locs.set(key, { key: keyPos, value: valuePos ?? keyPos });
+      }
+    }
+    return map;
+  }
+
+  private parseSeq(indent: number): unknown[] {
+    const seq: unknown[] = [];
+    const locs = this.located ? new Map<number, NodeLoc>() : undefined;
+    if (locs) (seq as Located)[LOCATIONS] = locs;
+    for (;;) {
+      const n = this.nextContent();
+      if (n < 0 || this.indent[n]! < indent) break;
+      if (this.indent[n]! > indent) throw new OutOfSubset();
+      const text = this.content(n);
+      if (!isSeqItem(text)) break;
+      const rest = text.slice(1);
+      const spaces = leadingSpaces(rest);
+      const itemIndent = indent + 1 + spaces;
+      const item = rest.slice(spaces);
+      const index = seq.length;
+      if (isEmptyValue(item)) {
+        this.i = n + 1;
+        const child = this.parseNode(indent);
+        seq.push(child.value);
+        locs?.set(index, { value: child.pos ?? { line: n + 1, column: indent + 1 } });
+        continue;
+      }
+      if (isSeqItem(item)) throw new OutOfSubset();
+      locs?.set(index, { value: { line: n + 1, column: itemIndent + 1 } });
+      if (splitKey(item)) {
+        // `- key: value` opens a map whose keys line up with `key`.
+        this.indent[n] = itemIndent;
+        this.i = n;
+        seq.push(this.parseMap(itemIndent));
+        continue;
+      }
+      const scalar = this.parseInlineValue(n, item, indent);
+      seq.push(scalar.value);
+      if (scalar.raw !== undefined) setRaw(seq, index, scalar.raw);
+    }
+    return seq;
+  }
+
+  /**
+   * Parses a value that starts on line `n` (text = the value's own text): a scalar, a block
+   * scalar, or an empty flow collection. Leaves `this.i` after the value.
+   */
+  private parseInlineValue(n: number, text: string, parent: number): Scalar {
+    const first = text[0];
+    let result: Scalar;
+    if (first === '|' || first === '>') return this.parseBlockScalar(n, text, parent);
+    if (first === '"' || first === "'") {
+      const quoted = parseQuoted(text);
+      if (!quoted || !isEmptyValue(text.slice(quoted.length))) throw new OutOfSubset();
+      result = { value: quoted.value };
+    } else if (first === '[' || first === '{') {
+      const body = stripComment(text);
+      if (body === '[]') result = { value: [] };
+      else if (body === '{}') result = { value: {} };
+      else throw new OutOfSubset();
+    } else {
+      const plain = stripComment(text);
+      if (first === undefined || INDICATORS.has(first) || (first === '-' && /^-(?:\s|$)/.test(plain))) {
+        throw new OutOfSubset();
+      }
+      if (plain.includes(': ') || plain.endsWith(':') || plain.includes('\t')) throw new OutOfSubset();
+      const value = resolvePlain(plain);
+      result = typeof value === 'string' ? { value } : { value, raw: plain };
+    }
+    this.i = n + 1;
+    // A following line indented past the parent would continue a multi-line scalar.
+    const next = this.nextContent();
+    if (next >= 0 && this.indent[next]! > parent) throw new OutOfSubset();
+    return result;
+  }
+
+  private parseBlockScalar(n: number, header: string, parent: number): Scalar {
+    const match = /^([|>])([-+]?)[ \t]*(?:#.*)?$/.exec(header);
+    if (!match) throw new OutOfSubset();
+    const folded = match[1] === '>';
+    const chomp = match[2];
+    if (chomp === '+') throw new OutOfSubset();
+    const body: string[] = [];
+    let contentIndent = -1;
+    let m = n + 1;
+    for (; m < this.end; m++) {
+      const line = this.lines[m]!;
+      const blank = line.trim() === '';
+      if (contentIndent < 0) {
+        if (blank) {
+          if (line.length > 0) throw new OutOfSubset(); // spaces-only leading lines: library rules
+          body.push('');
+          continue;
+        }
+        if (this.indent[m]! <= parent) break;
+        contentIndent = this.indent[m]!;
+      } else if (!blank && this.indent[m]! < contentIndent) {
+        break;
+      }
+      body.push(line.length > contentIndent ? line.slice(contentIndent) : '');
+    }
+    if (m === this.lines.length && this.lines[m - 1] !== '') throw new OutOfSubset(); // no final newline
+    while (body.length > 0 && body[body.length - 1] === '') body.pop();
+    if (contentIndent < 0 || body.length === 0) {
+      this.i = m;
+      return { value: '' };
+    }
+    let text: string;
+    if (folded) {
+      if (body[0] === '' || body.some((line) => line.startsWith(' ') || line.startsWith('\t'))) {
+        throw new OutOfSubset();
+      }
+      text = '';
+      for (let k = 0; k < body.length; k++) {
+        const line = body[k]!;
+        if (k === 0) text = line;
+        else if (line === '') text += '\n';
+        else text += body[k - 1] === '' ? line : ` ${line}`;
+      }
+    } else {
+      text = body.join('\n');
+    }
+    this.i = m;
+    return { value: chomp === '-' ? text : `${text}\n` };
+  }
+}
+
+
+function leadingSpaces(text: string): number {
+  let n = 0;
+  while (text.charCodeAt(n) === 32) n++;
+  return n;
+}
+
+function isSeqItem(text: string): boolean {
+  return text === '-' || text.startsWith('- ') || text.startsWith('-\t');
+}
+
+/** True for the empty rest of a line, or one that holds only a comment. */
+function isEmptyValue(rest: string): boolean {
+  const trimmed = rest.trimStart();
+  return trimmed === '' || trimmed.startsWith('#');
+}
+
+/** Removes a trailing ` # comment` from a plain scalar and trims it. */
+function stripComment(text: string): string {
+  const hash = text.search(/[ \t]#/);
+  return (hash < 0 ? text : text.slice(0, hash)).trimEnd();
+}
+
+/** Splits `key: rest` (plain or quoted key); undefined when the line is not a map entry. */
+function splitKey(text: string): { key: string; valueOffset: number } | undefined {
+  const first = text[0];
+  if (first === '"' || first === "'") {
+    const quoted = parseQuoted(text);
+    if (!quoted || text[quoted.length] !== ':') return undefined;
+    const after = text[quoted.length + 1];
+    if (after !== undefined && after !== ' ') return undefined;
+    return { key: quoted.value, valueOffset: quoted.length + 1 };
+  }
+  if (first === undefined || INDICATORS.has(first) || (first === '-' && /^-(?:\s|$)/.test(text))) return undefined;
+  let colon = text.indexOf(':');
+  while (colon >= 0) {
+    const after = text[colon + 1];
+    if (after === undefined || after === ' ') break;
+    colon = text.indexOf(':', colon + 1);
+  }
+  if (colon < 0) return undefined;
+  const key = text.slice(0, colon).trimEnd();
+  if (/[ \t]#/.test(key) || key.includes('\t')) return undefined;
+  if (typeof resolvePlain(key) !== 'string') throw new OutOfSubset();
+  return { key, valueOffset: colon + 1 };
+}
+
+/** Parses a one-line quoted scalar at the start of `text`; undefined if it does not close. */
+function parseQuoted(text: string): { value: string; length: number } | undefined {
+  if (text.startsWith("'")) {
+    for (let j = 1; j < text.length; j++) {
+      if (text[j] !== "'") continue;
+      if (text[j + 1] === "'") {
+        j++;
+        continue;
+      }
+      return { value: text.slice(1, j).replace(/''/g, "'"), length: j + 1 };
+    }
+    return undefined;
+  }
+  for (let j = 1; j < text.length; j++) {
+    const c = text[j];
+    if (c === '\\') {
+      j++;
+      continue;
+    }
+    if (c !== '"') continue;
+    const inner = text.slice(1, j);
+    // Control characters and escapes JSON lacks (\x, \0, \e, \N, ...) are left to the library.
+    // eslint-disable-next-line no-control-regex -- control characters are what we look for
+    if (/[\u0000-\u001f\u007f]/.test(inner)) throw new OutOfSubset();
+    if (inner.replace(JSON_ESCAPES, '').includes('\\')) throw new OutOfSubset();
+    return { value: JSON.parse(`"${inner}"`) as string, length: j + 1 };
+  }
+  return undefined;
+}
+
+function fastParse(file: string, text: string, located: boolean): ParsedFile | undefined {
+  if (text.includes('\r')) return undefined;
+  try {
+    return { documents: new FastParser(text, located).parseDocuments(file), errors: [] };
+  } catch (err) {
+    if (err instanceof OutOfSubset) return undefined;
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Library path
+
+/** The `yaml` library, loaded on first use: most runs never need it. */
+let yamlLibrary: typeof import('yaml') | undefined;
+function library(): typeof import('yaml') {
+  yamlLibrary ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return yamlLibrary;
+}
+
+function libraryParse(file: string, text: string): ParsedFile {
+  const { LineCounter, parseAllDocuments } = library();
+  const lineCounter: LineCounterType = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false });
+  const list: Document.Parsed[] = Array.isArray(docs) ? docs : [];
+  const errors: YamlSyntaxIssue[] = [];
+  const documents: SourceDocument[] = [];
+  const toPos = (offset: number): SourcePos => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
+  for (const doc of list) {
+    for (const error of doc.errors) {
+      errors.push({
+        file,
+        pos: toPos(error.pos[0]),
+        code: `YAML_${error.code}`,
+        message: error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''),
+      });
+    }
+    if (doc.errors.length > 0) continue;
+    const contents = doc.contents;
+    const pos = contents?.range ? toPos(contents.range[0]) : { line: 1, column: 1 };
+    try {
+      const value = contents ? convert(contents, doc, toPos, new Set()) : null;
+      documents.push({ file, index: documents.length, value, pos });
+    } catch (err) {
+      if (!(err instanceof UnsupportedYaml)) throw err;
+      errors.push({ file, pos: err.pos, code: 'YAML_UNSUPPORTED', message: err.message });
+    }
+  }
+  return { documents, errors };
+}
+
+class UnsupportedYaml extends Error {
+  constructor(
+    message: string,
+    readonly pos: SourcePos,
+  ) {
+    super(message);
+  }
+}
+
+function nodePos(node: YamlNode | null | undefined, toPos: (offset: number) => SourcePos): SourcePos {
+  return node?.range ? toPos(node.range[0]) : { line: 1, column: 1 };
+}
+
+function convert(
+  node: YamlNode,
+  doc: Document.Parsed,
+  toPos: (offset: number) => SourcePos,
+  resolving: Set<YamlNode>,
+): unknown {
+  const { isAlias, isMap, isPair, isScalar, isSeq } = library();
+  if (isAlias(node)) {
+    const target = node.resolve(doc);
+    if (!target || resolving.has(target)) {
+      throw new UnsupportedYaml(`alias *${node.source} cannot be resolved`, nodePos(node, toPos));
+    }
+    resolving.add(target);
+    const value = convert(target, doc, toPos, resolving);
+    resolving.delete(target);
+    return value;
+  }
+  if (isScalar(node)) return node.value;
+  if (isSeq(node)) {
+    const seq: unknown[] = [];
+    const locs: LocTable = new Map();
+    (seq as Located)[LOCATIONS] = locs;
+    for (const item of node.items) {
+      const child = item as YamlNode | null;
+      locs.set(seq.length, { value: nodePos(child, toPos) });
+      const raw = rawOf(child);
+      if (raw !== undefined) setRaw(seq, seq.length, raw);
+      seq.push(child ? convert(child, doc, toPos, resolving) : null);
+    }
+    return seq;
+  }
+  if (isMap(node)) {
+    const map: Record<string, unknown> = {};
+    const locs: LocTable = new Map();
+    (map as Located)[LOCATIONS] = locs;
+    for (const pair of node.items) {
+      if (!isPair(pair)) continue;
+      const keyNode = pair.key as YamlNode | null;
+      if (keyNode && !isScalar(keyNode)) {
+        throw new UnsupportedYaml('only scalar map keys are supported', nodePos(keyNode, toPos));
+      }
+      const key = keyNode && isScalar(keyNode) ? scalarKey(keyNode.value) : '';
+      const valueNode = pair.value as YamlNode | null;
+      const keyPos = nodePos(keyNode, toPos);
+      Object.defineProperty(map, key, {
+        value: valueNode ? convert(valueNode, doc, toPos, resolving) : null,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      locs.set(key, { key: keyPos, value: valueNode?.range ? nodePos(valueNode, toPos) : keyPos });
+      const raw = rawOf(valueNode);
+      if (raw !== undefined) setRaw(map, key, raw);
+    }
+    return map;
+  }
+  throw new UnsupportedYaml('unsupported YAML node', nodePos(node, toPos));
+}
+
+/** A map key as a string, as the library's toJS() writes keys. */
+function scalarKey(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function rawOf(node: YamlNode | null): string | undefined {
+  if (node && library().isScalar(node) && typeof node.value !== 'string' && typeof node.source === 'string') {
+    return node.source;
+  }
+  return undefined;
+}

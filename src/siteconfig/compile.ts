@@ -1,0 +1,362 @@
+/**
+ * The SiteConfig compiler: one validated SiteConfig in, the hub objects of each of its clusters
+ * out, as siteconfig-generator would produce them (names, namespaces, labels, annotations, sync
+ * waves and field mappings), in a deterministic order. Pure: no I/O, no clock, no environment.
+ */
+import type { SiteConfig, SiteConfigCluster, SiteConfigNode } from './types.js';
+
+/** A Kubernetes object as plain data. */
+export interface Manifest {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+  };
+  readonly [field: string]: unknown;
+}
+
+/** The objects generated for one cluster, in apply order. */
+export interface CompiledCluster {
+  readonly clusterName: string;
+  readonly manifests: readonly Manifest[];
+}
+
+/** Annotation and label keys the hub controllers read. */
+export const Keys = {
+  SyncWave: 'argocd.argoproj.io/sync-wave',
+  ZtpGenerated: 'ran.openshift.io/ztp-gitops-generated',
+  InstallConfigOverrides: 'agent-install.openshift.io/install-config-overrides',
+  CpusetDeprecation: 'ran.openshift.io/ztp-warning-field-deprecation-cpuset',
+  ExtraManifestPathDeprecation: 'ran.openshift.io/ztp-warning-field-deprecation-extraManifestPath',
+  BmacHostname: 'bmac.agent-install.openshift.io/hostname',
+  BmacRole: 'bmac.agent-install.openshift.io/role',
+  BmacInstallerArgs: 'bmac.agent-install.openshift.io/installer-args',
+  BmacIgnitionOverrides: 'bmac.agent-install.openshift.io/ignition-config-overrides',
+  BmacNodeLabelPrefix: 'bmac.agent-install.openshift.io.node-label.',
+  InspectDisabled: 'inspect.metal3.io',
+  InfraEnvLabel: 'infraenvs.agent-install.openshift.io',
+  NmstateLabel: 'nmstate-label',
+  AcceleratedZtp: 'accelerated-ztp',
+} as const;
+
+/** Argo CD sync waves per kind: BareMetalHost last, so that prune deletes it first. */
+export const SyncWaves: Readonly<Record<string, number>> = {
+  Namespace: 0,
+  AgentClusterInstall: 1,
+  ClusterDeployment: 1,
+  NMStateConfig: 1,
+  InfraEnv: 1,
+  ConfigMap: 1,
+  HostFirmwareSettings: 1,
+  ManagedCluster: 2,
+  KlusterletAddonConfig: 2,
+  BareMetalHost: 3,
+};
+
+const NODE_KINDS = new Set(['BareMetalHost', 'NMStateConfig', 'HostFirmwareSettings']);
+
+/** Compiles every cluster of a SiteConfig. */
+export function compileSiteConfig(site: SiteConfig): CompiledCluster[] {
+  return site.spec.clusters.map((cluster) => ({
+    clusterName: cluster.clusterName,
+    manifests: sortManifests(new ClusterCompiler(site, cluster).compile()),
+  }));
+}
+
+/** Compiles several SiteConfigs; clusters come sorted by name, objects by wave, kind and name. */
+export function compileFleet(sites: readonly SiteConfig[]): CompiledCluster[] {
+  return sites.flatMap((site) => compileSiteConfig(site)).sort((a, b) => compareText(a.clusterName, b.clusterName));
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The sync wave of a generated object. */
+export function waveOf(manifest: Manifest): number {
+  return Number(manifest.metadata.annotations?.[Keys.SyncWave] ?? 0);
+}
+
+function sortManifests(manifests: Manifest[]): Manifest[] {
+  return manifests.sort(
+    (a, b) =>
+      waveOf(a) - waveOf(b) ||
+      compareText(a.kind, b.kind) ||
+      compareText(a.metadata.namespace ?? '', b.metadata.namespace ?? '') ||
+      compareText(a.metadata.name, b.metadata.name),
+  );
+}
+
+/**
+ * Merges `networkType` (and `cpuPartitioningMode: AllNodes`) into the user's install-config
+ * overrides: `networking` first, then the user's keys in their order.
+ */
+export function installConfigOverrides(cluster: SiteConfigCluster): string {
+  const user = cluster.installConfigOverrides
+    ? (JSON.parse(cluster.installConfigOverrides) as Record<string, unknown>)
+    : {};
+  const userNetworking = user['networking'];
+  const networking = {
+    ...(userNetworking !== null && typeof userNetworking === 'object' ? userNetworking : {}),
+    networkType: cluster.networkType ?? 'OVNKubernetes',
+  };
+  const merged: Record<string, unknown> = { networking };
+  for (const [key, value] of Object.entries(user)) if (key !== 'networking') merged[key] = value;
+  if (cluster.cpuPartitioningMode === 'AllNodes') merged['cpuPartitioningMode'] = 'AllNodes';
+  return JSON.stringify(merged);
+}
+
+class ClusterCompiler {
+  private readonly name: string;
+  private readonly masters: number;
+  private readonly workers: number;
+
+  constructor(
+    private readonly site: SiteConfig,
+    private readonly cluster: SiteConfigCluster,
+  ) {
+    this.name = cluster.clusterName;
+    this.masters = cluster.nodes.filter((node) => (node.role ?? 'master') === 'master').length;
+    // Single-node clusters keep workerAgents at 0 so that adding workers later (SNO expansion)
+    // does not mutate the immutable AgentClusterInstall.
+    this.workers = this.masters === 1 ? 0 : cluster.nodes.length - this.masters;
+  }
+
+  compile(): Manifest[] {
+    const out: Manifest[] = [];
+    const add = (manifest: Manifest | undefined, node?: SiteConfigNode): void => {
+      if (manifest && !this.suppressed(manifest.kind, node)) out.push(this.decorate(manifest, node));
+    };
+    add(this.namespace());
+    add(this.agentClusterInstall());
+    add(this.clusterDeployment());
+    add(this.infraEnv());
+    add(this.extraManifestsConfigMap());
+    add(this.managedCluster());
+    add(this.klusterletAddonConfig());
+    for (const node of this.cluster.nodes) {
+      add(this.nmStateConfig(node), node);
+      add(this.bareMetalHost(node), node);
+    }
+    return out;
+  }
+
+  /** crSuppression: the cluster list covers cluster kinds, the node list covers node kinds. */
+  private suppressed(kind: string, node: SiteConfigNode | undefined): boolean {
+    const list = NODE_KINDS.has(kind) ? node?.crSuppression : this.cluster.crSuppression;
+    return list?.includes(kind) ?? false;
+  }
+
+  /**
+   * Adds the generated marker, the sync wave and `crAnnotations.add`: the first level (node,
+   * cluster, site) with an entry for the kind wins, and it only adds keys that are missing.
+   */
+  private decorate(manifest: Manifest, node: SiteConfigNode | undefined): Manifest {
+    const annotations: Record<string, string> = {
+      ...manifest.metadata.annotations,
+      [Keys.SyncWave]: String(SyncWaves[manifest.kind] ?? 0),
+      [Keys.ZtpGenerated]: '{}',
+    };
+    const levels = NODE_KINDS.has(manifest.kind) ? [node, this.cluster, this.site.spec] : [this.cluster, this.site.spec];
+    const extra = levels.map((level) => level?.crAnnotations?.add?.[manifest.kind]).find((entry) => entry !== undefined);
+    for (const [key, value] of Object.entries(extra ?? {})) if (!(key in annotations)) annotations[key] = value;
+    return { ...manifest, metadata: { ...manifest.metadata, annotations } };
+  }
+
+  private namespace(): Manifest {
+    return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: this.name, labels: { name: this.name } } };
+  }
+
+  private manifestRefs(): Record<string, unknown> {
+    const aztp = this.cluster.clusterLabels?.[Keys.AcceleratedZtp];
+    const refs = [{ name: this.name }];
+    if (aztp === 'full' || aztp === 'partial') refs.push({ name: `${this.name}-aztp` });
+    if (this.site.apiVersion === 'ran.openshift.io/v1' && refs.length === 1) {
+      return { manifestsConfigMapRef: { name: this.name } };
+    }
+    return { manifestsConfigMapRefs: refs };
+  }
+
+  private agentClusterInstall(): Manifest {
+    const { cluster, site } = this;
+    const annotations: Record<string, string> = { [Keys.InstallConfigOverrides]: installConfigOverrides(cluster) };
+    if (cluster.nodes.some((node) => node.cpuset !== undefined)) {
+      annotations[Keys.CpusetDeprecation] =
+        'cpuset is deprecated since OpenShift 4.15; use cpuPartitioningMode: AllNodes and a PerformanceProfile';
+    }
+    const networking = compact({
+      clusterNetwork: cluster.clusterNetwork?.map((n) => compact({ cidr: n.cidr, hostPrefix: n.hostPrefix })),
+      machineNetwork: cluster.machineNetwork?.map((n) => ({ cidr: n.cidr })),
+      serviceNetwork: cluster.serviceNetwork,
+    });
+    return {
+      apiVersion: 'extensions.hive.openshift.io/v1beta1',
+      kind: 'AgentClusterInstall',
+      metadata: { name: this.name, namespace: this.name, annotations },
+      spec: compact({
+        clusterDeploymentRef: { name: this.name },
+        holdInstallation: cluster.holdInstallation === true ? true : undefined,
+        imageSetRef: { name: cluster.clusterImageSetNameRef ?? site.spec.clusterImageSetNameRef },
+        apiVIP: cluster.apiVIP,
+        ingressVIP: cluster.ingressVIP,
+        apiVIPs: cluster.apiVIPs,
+        ingressVIPs: cluster.ingressVIPs,
+        networking: Object.keys(networking).length > 0 ? networking : undefined,
+        provisionRequirements: { controlPlaneAgents: this.masters, workerAgents: this.workers },
+        proxy: this.proxy(),
+        sshPublicKey: site.spec.sshPublicKey,
+        ...this.manifestRefs(),
+      }),
+    };
+  }
+
+  private proxy(): Record<string, string> | undefined {
+    const proxy = compact({ ...this.cluster.proxy });
+    return Object.keys(proxy).length > 0 ? proxy : undefined;
+  }
+
+  private clusterDeployment(): Manifest {
+    return {
+      apiVersion: 'hive.openshift.io/v1',
+      kind: 'ClusterDeployment',
+      metadata: { name: this.name, namespace: this.name },
+      spec: {
+        baseDomain: this.site.spec.baseDomain,
+        clusterInstallRef: {
+          group: 'extensions.hive.openshift.io',
+          kind: 'AgentClusterInstall',
+          name: this.name,
+          version: 'v1beta1',
+        },
+        clusterName: this.name,
+        platform: { agentBareMetal: { agentSelector: { matchLabels: { 'cluster-name': this.name } } } },
+        pullSecretRef: { name: this.site.spec.pullSecretRef.name },
+      },
+    };
+  }
+
+  private infraEnv(): Manifest {
+    const { cluster, site } = this;
+    return {
+      apiVersion: 'agent-install.openshift.io/v1beta1',
+      kind: 'InfraEnv',
+      metadata: { name: this.name, namespace: this.name },
+      spec: compact({
+        clusterRef: { name: this.name, namespace: this.name },
+        sshAuthorizedKey: site.spec.sshPublicKey,
+        proxy: this.proxy(),
+        pullSecretRef: { name: site.spec.pullSecretRef.name },
+        ignitionConfigOverride: cluster.ignitionConfigOverride,
+        nmStateConfigLabelSelector: { matchLabels: { [Keys.NmstateLabel]: this.name } },
+        additionalNTPSources: cluster.additionalNTPSources,
+      }),
+    };
+  }
+
+  private extraManifestsConfigMap(): Manifest {
+    const annotations: Record<string, string> = {};
+    if (this.cluster.extraManifestPath !== undefined) {
+      annotations[Keys.ExtraManifestPathDeprecation] =
+        'extraManifestPath is deprecated since 4.14; use extraManifests.searchPaths';
+    }
+    return {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: this.name, namespace: this.name, annotations },
+      data: {},
+    };
+  }
+
+  private managedCluster(): Manifest {
+    const labels: Record<string, string> = { ...this.cluster.clusterLabels };
+    labels['vendor'] ??= 'auto-detect';
+    labels['cloud'] ??= 'auto-detect';
+    return {
+      apiVersion: 'cluster.open-cluster-management.io/v1',
+      kind: 'ManagedCluster',
+      metadata: { name: this.name, labels },
+      spec: { hubAcceptsClient: true },
+    };
+  }
+
+  private klusterletAddonConfig(): Manifest {
+    return {
+      apiVersion: 'agent.open-cluster-management.io/v1',
+      kind: 'KlusterletAddonConfig',
+      metadata: { name: this.name, namespace: this.name },
+      spec: {
+        clusterName: this.name,
+        clusterNamespace: this.name,
+        applicationManager: { enabled: false },
+        certPolicyController: { enabled: false },
+        iamPolicyController: { enabled: false },
+        policyController: { enabled: true },
+        searchCollector: { enabled: false },
+      },
+    };
+  }
+
+  /** Emitted only when the node has network settings: an empty NMStateConfig breaks installs. */
+  private nmStateConfig(node: SiteConfigNode): Manifest | undefined {
+    const network = node.nodeNetwork;
+    const hasConfig = network?.config !== undefined && Object.keys(network.config).length > 0;
+    const hasInterfaces = (network?.interfaces?.length ?? 0) > 0;
+    if (!hasConfig && !hasInterfaces) return undefined;
+    return {
+      apiVersion: 'agent-install.openshift.io/v1beta1',
+      kind: 'NMStateConfig',
+      metadata: { name: node.hostName, namespace: this.name, labels: { [Keys.NmstateLabel]: this.name } },
+      spec: compact({
+        config: hasConfig ? network.config : undefined,
+        interfaces: hasInterfaces ? network?.interfaces?.map((nic) => ({ name: nic.name, macAddress: nic.macAddress })) : undefined,
+      }),
+    };
+  }
+
+  private bareMetalHost(node: SiteConfigNode): Manifest {
+    const annotations: Record<string, string> = {
+      [Keys.BmacHostname]: node.hostName,
+      [Keys.BmacRole]: node.role ?? 'master',
+    };
+    if (node.ironicInspect === 'disabled') annotations[Keys.InspectDisabled] = 'disabled';
+    if (node.installerArgs !== undefined) annotations[Keys.BmacInstallerArgs] = node.installerArgs;
+    if (node.ignitionConfigOverride !== undefined) annotations[Keys.BmacIgnitionOverrides] = node.ignitionConfigOverride;
+    for (const [key, value] of Object.entries(node.nodeLabels ?? {})) {
+      annotations[`${Keys.BmacNodeLabelPrefix}${key}`] = value;
+    }
+    const hints = compact({ ...node.rootDeviceHints });
+    return {
+      apiVersion: 'metal3.io/v1alpha1',
+      kind: 'BareMetalHost',
+      metadata: {
+        name: node.hostName,
+        namespace: this.name,
+        labels: { [Keys.InfraEnvLabel]: this.name },
+        annotations,
+      },
+      spec: compact({
+        bootMode: node.bootMode ?? 'UEFI',
+        bmc: {
+          address: node.bmcAddress,
+          disableCertificateVerification: true,
+          credentialsName: node.bmcCredentialsName?.name,
+        },
+        bootMACAddress: node.bootMACAddress,
+        automatedCleaningMode: node.automatedCleaningMode ?? 'disabled',
+        online: true,
+        rootDeviceHints: Object.keys(hints).length > 0 ? hints : undefined,
+        userData: node.userData,
+      }),
+    };
+  }
+}
+
+/** Drops keys whose value is undefined, so that absent input stays absent in the output. */
+function compact<T extends Record<string, unknown>>(record: T): Partial<T> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) if (value !== undefined) out[key] = value;
+  return out as Partial<T>;
+}

@@ -1,0 +1,120 @@
+/**
+ * Small predicates shared by the validator: name syntax, MACs, BMC URLs, JSON fields.
+ */
+
+/** RFC 1123 label: a namespace name. */
+export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** RFC 1123 subdomain: a host or object name. */
+export const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** A colon-separated 48-bit MAC address. */
+export const MAC = /^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/;
+const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
+
+/** True for a valid RFC 1123 subdomain of at most 253 characters. */
+export function isDnsSubdomain(name: string): boolean {
+  return name.length <= 253 && DNS_SUBDOMAIN.test(name);
+}
+
+/** Why a Kubernetes label key is invalid, or undefined when it is valid. */
+export function labelKeyProblem(key: string): string | undefined {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+  const name = slash >= 0 ? key.slice(slash + 1) : key;
+  if (prefix !== undefined && !isDnsSubdomain(prefix)) return `prefix "${prefix}" is not a DNS subdomain`;
+  if (name.length === 0 || name.length > 63) return 'the name part must have 1 to 63 characters';
+  if (!LABEL_NAME.test(name)) return 'the name part must be alphanumeric, "-", "_" or ".", starting and ending alphanumeric';
+  return undefined;
+}
+
+/** Why a Kubernetes label value is invalid, or undefined when it is valid. */
+export function labelValueProblem(value: string): string | undefined {
+  if (value === '') return undefined;
+  if (value.length > 63) return 'it has more than 63 characters';
+  if (!LABEL_NAME.test(value)) return 'it must be alphanumeric, "-", "_" or ".", starting and ending alphanumeric';
+  return undefined;
+}
+
+/**
+ * BMC URL schemes the baremetal-operator understands, each with whether it boots through
+ * virtual media (which ZTP needs: there is no provisioning network at an edge site).
+ */
+export const BMC_SCHEMES: Readonly<Record<string, { virtualMedia: boolean }>> = {
+  'redfish-virtualmedia': { virtualMedia: true },
+  'ilo5-virtualmedia': { virtualMedia: true },
+  'idrac-virtualmedia': { virtualMedia: true },
+  'redfish-uefihttp': { virtualMedia: true },
+  redfish: { virtualMedia: false },
+  'ilo5-redfish': { virtualMedia: false },
+  'idrac-redfish': { virtualMedia: false },
+  ipmi: { virtualMedia: false },
+  libvirt: { virtualMedia: false },
+};
+
+/** A parsed BMC address. */
+export interface BmcAddress {
+  readonly scheme: string;
+  readonly transport: 'http' | 'https';
+  readonly host: string;
+  readonly virtualMedia: boolean;
+}
+
+/** Parses a BareMetalHost `bmc.address`; returns a problem description when it is not valid. */
+export function parseBmcAddress(address: string): BmcAddress | { problem: string; hint: string } {
+  const known = Object.keys(BMC_SCHEMES).join(', ');
+  let text = address;
+  const opaque = /^([a-z0-9+-]+):(?!\/\/)/.exec(text);
+  if (opaque) text = `${opaque[1]}://${text.slice(opaque[0].length)}`;
+  if (!text.includes('://')) text = `ipmi://${text}`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { problem: `"${address}" is not a URL`, hint: 'write it as scheme://host[:port]/path' };
+  }
+  const fullScheme = url.protocol.slice(0, -1);
+  const [scheme = '', transport = 'https'] = fullScheme.split('+');
+  const entry = BMC_SCHEMES[scheme];
+  if (!entry || (transport !== 'http' && transport !== 'https')) {
+    return { problem: `unknown BMC scheme "${fullScheme}"`, hint: `use one of ${known} (optionally +http or +https)` };
+  }
+  const host = url.hostname;
+  if (host === '') return { problem: `"${address}" has no host`, hint: 'put the BMC IP or DNS name after the scheme' };
+  return { scheme, transport, host, virtualMedia: entry.virtualMedia };
+}
+
+/** Parses a JSON field; returns the value, or the parser's complaint. */
+export function parseJsonField(text: string): { value: unknown } | { problem: string } {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch (err) {
+    return { problem: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** The closest candidate to `word` by edit distance, if it is close enough to be a typo. */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
+  for (const candidate of candidates) {
+    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length]!;
+}

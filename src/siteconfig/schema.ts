@@ -1,0 +1,273 @@
+/**
+ * JSON Schema (draft-07) of SiteConfig v1/v2 as SiteForge reads it. Structural checks live here;
+ * the rules that need more than one field (networks, topology, uniqueness) live in validate.ts.
+ * `siteforge schema` prints this object so editors can offer completion and inline errors.
+ */
+
+/** The known CR kinds a SiteConfig can override, annotate or suppress, by level. */
+export const ClusterKinds = [
+  'AgentClusterInstall',
+  'ClusterDeployment',
+  'ConfigMap',
+  'InfraEnv',
+  'KlusterletAddonConfig',
+  'ManagedCluster',
+  'Namespace',
+] as const;
+export const NodeKinds = ['BareMetalHost', 'HostFirmwareSettings', 'NMStateConfig'] as const;
+
+const stringLike = { type: ['string', 'number', 'boolean', 'null'] } as const;
+const stringMap = { type: 'object', additionalProperties: stringLike } as const;
+const nameRef = {
+  type: 'object',
+  required: ['name'],
+  additionalProperties: false,
+  properties: { name: { type: 'string', minLength: 1 } },
+} as const;
+const filePathRef = {
+  type: 'object',
+  required: ['filePath'],
+  additionalProperties: false,
+  properties: { filePath: { type: 'string', minLength: 1 } },
+} as const;
+const kindMap = (kinds: readonly string[], value: object): object => ({
+  type: 'object',
+  propertyNames: { enum: kinds },
+  additionalProperties: value,
+});
+const crAnnotations = (kinds: readonly string[]): object => ({
+  type: 'object',
+  additionalProperties: false,
+  properties: { add: kindMap(kinds, { type: 'object', additionalProperties: stringLike }) },
+});
+const crSuppression = (kinds: readonly string[]): object => ({
+  type: 'array',
+  items: { type: 'string', enum: kinds },
+});
+const jsonText = (what: string): object => ({ type: 'string', description: `${what}, as a JSON string` });
+const stringList = { type: 'array', items: { type: 'string' } } as const;
+const allKinds = [...ClusterKinds, ...NodeKinds];
+
+const nodeSchema = {
+  type: 'object',
+  required: ['hostName', 'bmcAddress', 'bootMACAddress', 'bmcCredentialsName'],
+  additionalProperties: false,
+  properties: {
+    hostName: { type: 'string', minLength: 1, description: 'Host name; names the BareMetalHost' },
+    role: { enum: ['master', 'worker'], default: 'master' },
+    bmcAddress: { type: 'string', minLength: 1, description: 'BMC URL, e.g. redfish-virtualmedia+https://10.0.0.1/redfish/v1/Systems/1' },
+    bmcCredentialsName: nameRef,
+    bootMACAddress: { type: 'string' },
+    bootMode: { enum: ['UEFI', 'UEFISecureBoot', 'legacy'], default: 'UEFI' },
+    automatedCleaningMode: { enum: ['disabled', 'metadata'], default: 'disabled' },
+    rootDeviceHints: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        deviceName: { type: 'string' },
+        hctl: { type: 'string' },
+        model: { type: 'string' },
+        vendor: { type: 'string' },
+        serialNumber: { type: 'string' },
+        minSizeGigabytes: { type: 'integer', minimum: 0 },
+        wwn: { type: 'string' },
+        wwnWithExtension: { type: 'string' },
+        wwnVendorExtension: { type: 'string' },
+        rotational: { type: 'boolean' },
+      },
+    },
+    nodeNetwork: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        interfaces: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['name', 'macAddress'],
+            additionalProperties: false,
+            properties: { name: { type: 'string', minLength: 1 }, macAddress: { type: 'string' } },
+          },
+        },
+        config: { type: 'object', description: 'nmstate configuration' },
+      },
+    },
+    nodeLabels: stringMap,
+    installerArgs: jsonText('Installer arguments (an array of strings)'),
+    ignitionConfigOverride: jsonText('Ignition override for the installed host'),
+    ironicInspect: { enum: ['', 'enabled', 'disabled'], default: 'enabled' },
+    userData: { type: 'object' },
+    cpuset: { type: 'string', pattern: '^[0-9]+([-,][0-9]+)*$', deprecated: true },
+    diskPartition: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['device', 'partitions'],
+        additionalProperties: false,
+        properties: {
+          device: { type: 'string', minLength: 1 },
+          partitions: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['mount_point', 'size', 'start'],
+              additionalProperties: false,
+              properties: {
+                mount_point: { type: 'string', minLength: 1 },
+                size: { type: 'integer' },
+                start: { type: 'integer' },
+                file_system_format: { type: 'string', default: 'xfs' },
+              },
+            },
+          },
+        },
+      },
+    },
+    biosConfigRef: filePathRef,
+    crTemplates: kindMap(NodeKinds, { type: 'string', minLength: 1 }),
+    crAnnotations: crAnnotations(NodeKinds),
+    crSuppression: crSuppression(NodeKinds),
+    hardwareProfile: { type: 'string', description: 'In the upstream CRD but ignored by every generator' },
+  },
+} as const;
+
+const clusterSchema = {
+  type: 'object',
+  required: ['clusterName', 'nodes'],
+  additionalProperties: false,
+  properties: {
+    clusterName: { type: 'string', minLength: 1 },
+    clusterImageSetNameRef: { type: 'string', minLength: 1 },
+    networkType: { enum: ['OVNKubernetes', 'OpenShiftSDN'], default: 'OVNKubernetes' },
+    installConfigOverrides: jsonText('install-config overrides (an object)'),
+    cpuPartitioningMode: { enum: ['None', 'AllNodes'], default: 'None' },
+    holdInstallation: { type: 'boolean', default: false },
+    apiVIP: { type: 'string', deprecated: true },
+    ingressVIP: { type: 'string', deprecated: true },
+    apiVIPs: { ...stringList, maxItems: 2 },
+    ingressVIPs: { ...stringList, maxItems: 2 },
+    machineNetwork: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['cidr'],
+        additionalProperties: false,
+        properties: { cidr: { type: 'string' } },
+      },
+    },
+    clusterNetwork: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['cidr'],
+        additionalProperties: false,
+        properties: { cidr: { type: 'string' }, hostPrefix: { type: 'integer', minimum: 1, maximum: 128 } },
+      },
+    },
+    serviceNetwork: stringList,
+    additionalNTPSources: stringList,
+    ignitionConfigOverride: jsonText('Ignition override for the discovery ISO'),
+    proxy: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { httpProxy: { type: 'string' }, httpsProxy: { type: 'string' }, noProxy: { type: 'string' } },
+    },
+    clusterLabels: stringMap,
+    diskEncryption: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        type: { enum: ['none', 'nbde', 'tpm2'], default: 'none' },
+        tang: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['url', 'thumbprint'],
+            additionalProperties: false,
+            properties: { url: { type: 'string' }, thumbprint: { type: 'string' } },
+          },
+        },
+        tpm2: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { pcrList: { type: 'string' } },
+        },
+      },
+    },
+    extraManifestPath: { type: 'string', deprecated: true },
+    extraManifests: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        searchPaths: stringList,
+        filter: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            inclusionDefault: { enum: ['include', 'exclude'], default: 'include' },
+            include: stringList,
+            exclude: stringList,
+          },
+        },
+      },
+    },
+    mergeDefaultMachineConfigs: { type: 'boolean', default: false },
+    siteConfigMap: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        name: { type: 'string' },
+        namespace: { type: 'string' },
+        data: { type: 'object', additionalProperties: { type: 'string' } },
+      },
+    },
+    biosConfigRef: filePathRef,
+    crTemplates: kindMap(allKinds, { type: 'string', minLength: 1 }),
+    crAnnotations: crAnnotations(allKinds),
+    crSuppression: crSuppression(ClusterKinds),
+    baseDomain: { type: 'string', description: 'In the upstream CRD but ignored: the site baseDomain applies' },
+    manifestsConfig: { type: 'object', description: 'In the upstream CRD but ignored by every generator' },
+    nodes: { type: 'array', minItems: 1, items: nodeSchema },
+  },
+} as const;
+
+/** The SiteConfig JSON Schema. */
+export const siteConfigSchema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: 'https://siteforge.dev/schemas/siteconfig.json',
+  title: 'SiteConfig (ran.openshift.io/v1, v2)',
+  type: 'object',
+  required: ['apiVersion', 'kind', 'metadata', 'spec'],
+  additionalProperties: false,
+  properties: {
+    apiVersion: { enum: ['ran.openshift.io/v1', 'ran.openshift.io/v2'] },
+    kind: { const: 'SiteConfig' },
+    metadata: {
+      type: 'object',
+      required: ['name'],
+      properties: {
+        name: { type: 'string', minLength: 1 },
+        namespace: { type: 'string' },
+        labels: stringMap,
+        annotations: stringMap,
+      },
+    },
+    spec: {
+      type: 'object',
+      required: ['baseDomain', 'pullSecretRef', 'clusters'],
+      additionalProperties: false,
+      properties: {
+        baseDomain: { type: 'string', minLength: 1 },
+        pullSecretRef: nameRef,
+        clusterImageSetNameRef: { type: 'string', minLength: 1 },
+        sshPublicKey: { type: 'string' },
+        sshPrivateKeySecretRef: nameRef,
+        crTemplates: kindMap(allKinds, { type: 'string', minLength: 1 }),
+        crAnnotations: crAnnotations(allKinds),
+        biosConfigRef: filePathRef,
+        clusters: { type: 'array', minItems: 1, items: clusterSchema },
+      },
+    },
+    status: { type: 'object' },
+  },
+} as const;

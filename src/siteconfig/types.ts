@@ -1,0 +1,198 @@
+/**
+ * The SiteConfig input model (`ran.openshift.io/v1` and `/v2`), field for field as users write
+ * it today. These types serve both the YAML reader and the TypeScript construct API.
+ */
+
+/** The SiteConfig apiVersions SiteForge reads. */
+export const SiteConfigApiVersion = {
+  V1: 'ran.openshift.io/v1',
+  V2: 'ran.openshift.io/v2',
+} as const;
+export type SiteConfigApiVersion = (typeof SiteConfigApiVersion)[keyof typeof SiteConfigApiVersion];
+
+/** A reference to an object by name, as Kubernetes writes it. */
+export interface NameRef {
+  readonly name: string;
+}
+
+/** Map of Kind to annotations to add (`crAnnotations.add`). */
+export interface CrAnnotations {
+  readonly add?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+}
+
+/** Cluster-wide proxy settings, copied to the AgentClusterInstall and the InfraEnv. */
+export interface ProxySettings {
+  readonly httpProxy?: string;
+  readonly httpsProxy?: string;
+  readonly noProxy?: string;
+}
+
+/** One interface binding of a node network: NIC name to MAC address. */
+export interface NodeInterface {
+  readonly name: string;
+  readonly macAddress: string;
+}
+
+/** Static network configuration of a node: nmstate `config` plus the NIC/MAC bindings. */
+export interface NodeNetwork {
+  readonly interfaces?: readonly NodeInterface[];
+  /** Raw nmstate configuration (interfaces, routes, dns-resolver). */
+  readonly config?: Readonly<Record<string, unknown>>;
+}
+
+/** A partition of the SNO image-registry disk layout. */
+export interface DiskPartitionEntry {
+  readonly mount_point: string;
+  readonly size: number;
+  readonly start: number;
+  /** @default "xfs" */
+  readonly file_system_format?: string;
+}
+
+/** A disk and the partitions to create on it (SNO only). */
+export interface DiskPartition {
+  readonly device: string;
+  readonly partitions: readonly DiskPartitionEntry[];
+}
+
+/** Root disk selection hints, passed through to the BareMetalHost. */
+export interface RootDeviceHints {
+  readonly deviceName?: string;
+  readonly hctl?: string;
+  readonly model?: string;
+  readonly vendor?: string;
+  readonly serialNumber?: string;
+  readonly minSizeGigabytes?: number;
+  readonly wwn?: string;
+  readonly wwnWithExtension?: string;
+  readonly wwnVendorExtension?: string;
+  readonly rotational?: boolean;
+}
+
+/** Node roles. */
+export const NodeRole = { Master: 'master', Worker: 'worker' } as const;
+export type NodeRole = (typeof NodeRole)[keyof typeof NodeRole];
+
+/** Boot modes a BareMetalHost accepts. */
+export const BootMode = { UEFI: 'UEFI', UEFISecureBoot: 'UEFISecureBoot', Legacy: 'legacy' } as const;
+export type BootMode = (typeof BootMode)[keyof typeof BootMode];
+
+/** One host of a cluster. */
+export interface SiteConfigNode {
+  readonly hostName: string;
+  /** @default "master" */
+  readonly role?: NodeRole;
+  readonly bmcAddress: string;
+  readonly bmcCredentialsName?: NameRef;
+  readonly bootMACAddress: string;
+  /** @default "UEFI" */
+  readonly bootMode?: BootMode;
+  /** @default "disabled" */
+  readonly automatedCleaningMode?: 'disabled' | 'metadata';
+  readonly rootDeviceHints?: RootDeviceHints;
+  readonly nodeNetwork?: NodeNetwork;
+  /** Values are stringified into BareMetalHost annotations. */
+  readonly nodeLabels?: Readonly<Record<string, string>>;
+  /** A JSON array of installer arguments, as a string (`'["--append-karg","x"]'`). */
+  readonly installerArgs?: string;
+  /** A JSON ignition override, as a string. */
+  readonly ignitionConfigOverride?: string;
+  /** @default "enabled" */
+  readonly ironicInspect?: '' | 'enabled' | 'disabled';
+  readonly userData?: Readonly<Record<string, unknown>>;
+  /** Deprecated in favour of the cluster's `cpuPartitioningMode`. */
+  readonly cpuset?: string;
+  readonly diskPartition?: readonly DiskPartition[];
+  readonly biosConfigRef?: { readonly filePath: string };
+  readonly crTemplates?: Readonly<Record<string, string>>;
+  readonly crAnnotations?: CrAnnotations;
+  readonly crSuppression?: readonly string[];
+  /** In the upstream CRD but read by no generator; accepted with a warning. */
+  readonly hardwareProfile?: string;
+}
+
+/** Extra-manifest sources and filters of a cluster. */
+export interface ExtraManifests {
+  readonly searchPaths?: readonly string[];
+  readonly filter?: {
+    readonly inclusionDefault?: 'include' | 'exclude';
+    readonly include?: readonly string[];
+    readonly exclude?: readonly string[];
+  };
+}
+
+/** One cluster of a site. */
+export interface SiteConfigCluster {
+  readonly clusterName: string;
+  readonly clusterImageSetNameRef?: string;
+  /** @default "OVNKubernetes" */
+  readonly networkType?: 'OVNKubernetes' | 'OpenShiftSDN';
+  /** A JSON object, as a string, merged into the install-config. */
+  readonly installConfigOverrides?: string;
+  /** @default "None" */
+  readonly cpuPartitioningMode?: 'None' | 'AllNodes';
+  /** @default false */
+  readonly holdInstallation?: boolean;
+  /** Deprecated: use `apiVIPs`. */
+  readonly apiVIP?: string;
+  /** Deprecated: use `ingressVIPs`. */
+  readonly ingressVIP?: string;
+  readonly apiVIPs?: readonly string[];
+  readonly ingressVIPs?: readonly string[];
+  readonly machineNetwork?: readonly { readonly cidr: string }[];
+  readonly clusterNetwork?: readonly { readonly cidr: string; readonly hostPrefix?: number }[];
+  readonly serviceNetwork?: readonly string[];
+  readonly additionalNTPSources?: readonly string[];
+  /** A JSON ignition override for the discovery ISO, as a string. */
+  readonly ignitionConfigOverride?: string;
+  readonly proxy?: ProxySettings;
+  /** Values are stringified into ManagedCluster labels. */
+  readonly clusterLabels?: Readonly<Record<string, string>>;
+  readonly diskEncryption?: {
+    readonly type?: 'none' | 'nbde' | 'tpm2';
+    readonly tang?: readonly { readonly url: string; readonly thumbprint: string }[];
+    readonly tpm2?: { readonly pcrList?: string };
+  };
+  /** Deprecated since 4.14: use `extraManifests.searchPaths`. */
+  readonly extraManifestPath?: string;
+  readonly extraManifests?: ExtraManifests;
+  /** @default false */
+  readonly mergeDefaultMachineConfigs?: boolean;
+  /** v2 only: a second ConfigMap for site data. */
+  readonly siteConfigMap?: {
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly data?: Readonly<Record<string, string>>;
+  };
+  readonly biosConfigRef?: { readonly filePath: string };
+  readonly crTemplates?: Readonly<Record<string, string>>;
+  readonly crAnnotations?: CrAnnotations;
+  readonly crSuppression?: readonly string[];
+  readonly nodes: readonly SiteConfigNode[];
+}
+
+/** The `spec` of a SiteConfig: site-wide defaults and the clusters of the site. */
+export interface SiteConfigSpec {
+  readonly baseDomain: string;
+  readonly pullSecretRef: NameRef;
+  readonly clusterImageSetNameRef?: string;
+  readonly sshPublicKey?: string;
+  /** Parsed for compatibility; no generated object uses it. */
+  readonly sshPrivateKeySecretRef?: NameRef;
+  readonly crTemplates?: Readonly<Record<string, string>>;
+  readonly crAnnotations?: CrAnnotations;
+  readonly biosConfigRef?: { readonly filePath: string };
+  readonly clusters: readonly SiteConfigCluster[];
+}
+
+/** A whole SiteConfig document. */
+export interface SiteConfig {
+  readonly apiVersion: SiteConfigApiVersion;
+  readonly kind: 'SiteConfig';
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+  };
+  readonly spec: SiteConfigSpec;
+}

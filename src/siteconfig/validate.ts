@@ -1,0 +1,864 @@
+/**
+ * Validation of SiteConfig input: YAML syntax, the JSON Schema, then the semantic rules that no
+ * generator checked before (networks, VIPs, topology, MACs, names, nmstate, JSON fields).
+ * Every issue is collected with its position; nothing stops at the first one.
+ */
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { InputIssue, Severity } from '../shared/errors.js';
+import { cidrContains, cidrsOverlap, formatCidrNetwork, parseCidr, parseIp } from '../shared/ip.js';
+import type { Cidr, IpAddress, IpFamily } from '../shared/ip.js';
+import { locate, parseYamlFile, rawText } from '../shared/source-yaml.js';
+import type { SourcePos } from '../shared/source-yaml.js';
+import { validate as validateSchema } from './schema-validator.generated.js';
+import {
+  closest,
+  DNS_LABEL,
+  isDnsSubdomain,
+  labelKeyProblem,
+  labelValueProblem,
+  MAC,
+  parseBmcAddress,
+  parseJsonField,
+} from './rules.js';
+import type { SiteConfig, SiteConfigCluster, SiteConfigNode } from './types.js';
+
+/** A file to read: its path as it should appear in messages, and its text. */
+export interface SourceFile {
+  readonly path: string;
+  readonly text: string;
+}
+
+/** A SiteConfig document that passed validation, with where it came from. */
+export interface LoadedSiteConfig {
+  readonly file: string;
+  readonly documentIndex: number;
+  readonly siteConfig: SiteConfig;
+}
+
+/** What loading a set of files found. */
+export interface LoadResult {
+  readonly sites: LoadedSiteConfig[];
+  /** Errors, warnings and notes, in file order. */
+  readonly issues: InputIssue[];
+}
+
+/** A document being validated: where messages point and how to find positions in it. */
+export interface DocRef {
+  readonly file: string;
+  readonly root: unknown;
+  readonly pos: SourcePos;
+}
+
+type Path = readonly (string | number)[];
+
+/** Collects issues with positions resolved against their document. */
+export class IssueCollector {
+  readonly issues: InputIssue[] = [];
+
+  add(
+    doc: DocRef,
+    severity: Severity,
+    code: string,
+    path: Path,
+    message: string,
+    hint?: string,
+    at: 'value' | 'key' = 'value',
+  ): void {
+    const pos = locate(doc.root, doc.pos, path, at);
+    this.issues.push({
+      severity,
+      code,
+      message,
+      ...(hint === undefined ? {} : { hint }),
+      file: doc.file,
+      line: pos.line,
+      column: pos.column,
+      path: `/${path.join('/')}`,
+    });
+  }
+
+  get errorCount(): number {
+    return this.issues.filter((issue) => issue.severity === 'error').length;
+  }
+}
+
+/** The schema, compiled ahead of time (scripts/generate-schema-validator.js). */
+const schemaValidator = validateSchema as unknown as ValidateFunction;
+
+/** Names of the SiteConfig kinds SiteForge reads; other kinds in the input are skipped. */
+function isSiteConfigDocument(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { apiVersion, kind } = value as { apiVersion?: unknown; kind?: unknown };
+  return kind === 'SiteConfig' || (typeof apiVersion === 'string' && apiVersion.startsWith('ran.openshift.io/'));
+}
+
+/**
+ * Reads, parses and validates SiteConfig files. Pure: the caller supplies the file texts.
+ * Documents of other kinds are skipped with a note.
+ */
+export function loadSiteConfigs(files: readonly SourceFile[]): LoadResult {
+  const report = new IssueCollector();
+  const fleet = new FleetIndex();
+  const sites: LoadedSiteConfig[] = [];
+  for (const file of files) {
+    const parsed = parseYamlFile(file.path, file.text);
+    for (const error of parsed.errors) {
+      report.issues.push({
+        severity: 'error',
+        code: error.code,
+        message: error.message,
+        hint: 'fix the YAML syntax at this position',
+        file: file.path,
+        line: error.pos.line,
+        column: error.pos.column,
+        path: '/',
+      });
+    }
+    for (const document of parsed.documents) {
+      if (document.value === null) continue;
+      const doc: DocRef = { file: file.path, root: document.value, pos: document.pos };
+      if (!isSiteConfigDocument(document.value)) {
+        const { kind } = document.value as { kind?: unknown };
+        report.add(
+          doc,
+          'note',
+          'SKIPPED_DOCUMENT',
+          [],
+          `skipping a document of kind ${typeof kind === 'string' ? kind : '(none)'}: not a SiteConfig`,
+        );
+        continue;
+      }
+      const before = report.errorCount;
+      const broken = checkStructure(doc, report);
+      const site = document.value as SiteConfig;
+      checkSemantics(doc, site, report, fleet, broken);
+      if (report.errorCount === before) {
+        sites.push({ file: file.path, documentIndex: document.index, siteConfig: normalize(site) });
+      }
+    }
+  }
+  return { sites, issues: report.issues };
+}
+
+/** Validates an in-memory SiteConfig (the TypeScript API); issues point at `label`. */
+export function validateSiteConfig(siteConfig: SiteConfig, label: string, fleet = new FleetIndex()): InputIssue[] {
+  const report = new IssueCollector();
+  const doc: DocRef = { file: label, root: siteConfig, pos: { line: 0, column: 0 } };
+  const broken = checkStructure(doc, report);
+  checkSemantics(doc, siteConfig, report, fleet, broken);
+  return report.issues;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structure (JSON Schema)
+
+/** Runs the schema; returns the JSON paths below which the document is structurally broken. */
+function checkStructure(doc: DocRef, report: IssueCollector): string[] {
+  const validate = schemaValidator;
+  if (!validate(doc.root) && coerceScalarsToStrings(doc.root, validate.errors ?? [])) validate(doc.root);
+  const broken: string[] = [];
+  for (const error of validate.errors ?? []) {
+    const path = pointerToPath(error.instancePath);
+    const issue = describeSchemaError(error, path);
+    if (!issue) continue;
+    report.add(doc, issue.severity, issue.code, issue.path, issue.message, issue.hint, issue.at);
+    if (issue.severity === 'error') broken.push(`/${issue.path.join('/')}`.replace(/^\/$/, ''));
+  }
+  return broken;
+}
+
+/**
+ * YAML readers in Go fill a string field with the source text of `true` or `0x10`. Do the same:
+ * where the schema wants a string and the source had a plain scalar, use its text.
+ */
+function coerceScalarsToStrings(root: unknown, errors: readonly ErrorObject[]): boolean {
+  let changed = false;
+  for (const error of errors) {
+    // A Go reader leaves a string empty for null, never "null": let the type error stand.
+    if (error.keyword !== 'type' || error.data === null) continue;
+    const wanted = (error.params as { type: string | string[] }).type;
+    if (!(Array.isArray(wanted) ? wanted : [wanted]).includes('string')) continue;
+    const path = pointerToPath(error.instancePath);
+    const key = path[path.length - 1];
+    if (key === undefined) continue;
+    const parent = path.slice(0, -1).reduce<unknown>((node, k) => (node as Record<string, unknown>)[k], root);
+    const raw = rawText(parent, key);
+    if (raw !== undefined) {
+      (parent as Record<string | number, unknown>)[key] = raw;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+function pointerToPath(pointer: string): (string | number)[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((segment) => (/^(0|[1-9][0-9]*)$/.test(segment) ? Number(segment) : segment));
+}
+
+interface DescribedIssue {
+  severity: Severity;
+  code: string;
+  path: Path;
+  message: string;
+  hint?: string;
+  at?: 'value' | 'key';
+}
+
+/** Fields that upstream CRDs list but no generator reads. */
+const IGNORED_FIELDS = new Set(['hardwareProfile', 'baseDomain', 'manifestsConfig']);
+
+function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | undefined {
+  const where = path.length === 0 ? 'the document' : `"${path.join('.')}"`;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required': {
+      const field = String(params['missingProperty']);
+      return {
+        severity: 'error',
+        code: 'MISSING_FIELD',
+        path,
+        message: `${where} is missing the required field "${field}"`,
+        hint: `add "${field}" here`,
+      };
+    }
+    case 'additionalProperties': {
+      const field = String(params['additionalProperty']);
+      const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      const suggestion = closest(field, known);
+      return {
+        severity: 'warning',
+        code: 'UNKNOWN_FIELD',
+        path: [...path, field],
+        at: 'key',
+        message: `unknown field "${field}" is ignored`,
+        hint: suggestion ? `did you mean "${suggestion}"?` : `known fields here: ${known.join(', ')}`,
+      };
+    }
+    case 'propertyNames':
+      return undefined; // reported by the enum error on the name itself
+    case 'enum': {
+      const allowed = (params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ');
+      const isKey = error.propertyName !== undefined;
+      const value = isKey ? error.propertyName : JSON.stringify(error.data);
+      const suggestion = closest(String(isKey ? error.propertyName : error.data), (params['allowedValues'] as unknown[]).map(String));
+      return {
+        severity: 'error',
+        code: isKey ? 'UNKNOWN_KIND' : 'INVALID_VALUE',
+        path: isKey ? [...path, String(error.propertyName)] : path,
+        at: isKey ? 'key' : 'value',
+        message: `${value ?? ''} is not allowed for ${where}`,
+        hint: suggestion ? `did you mean ${JSON.stringify(suggestion)}? allowed: ${allowed}` : `allowed: ${allowed}`,
+      };
+    }
+    case 'const':
+      return {
+        severity: 'error',
+        code: 'INVALID_VALUE',
+        path,
+        message: `${where} must be ${JSON.stringify(params['allowedValue'])}`,
+        hint: `set it to ${JSON.stringify(params['allowedValue'])}`,
+      };
+    case 'type': {
+      const wanted = String(params['type']).replace(/,/g, ' or ');
+      const got = error.data === null ? 'null' : Array.isArray(error.data) ? 'a list' : typeof error.data;
+      return {
+        severity: 'error',
+        code: 'INVALID_TYPE',
+        path,
+        message: `${where} must be ${wanted === 'object' ? 'a map' : wanted === 'array' ? 'a list' : `a ${wanted}`}, not ${got}`,
+        hint: wanted === 'string' ? 'quote the value' : `write ${where} as ${wanted === 'array' ? 'a YAML list' : wanted === 'object' ? 'a YAML map' : `a ${wanted}`}`,
+      };
+    }
+    case 'minItems':
+    case 'maxItems':
+    case 'minLength':
+    case 'minimum':
+    case 'maximum':
+    case 'pattern':
+      return {
+        severity: 'error',
+        code: 'INVALID_VALUE',
+        path,
+        message: `${where} ${String(error.message)}`,
+        hint: error.keyword === 'pattern' ? `it must match ${String(params['pattern'])}` : 'see `siteforge schema` for the allowed values',
+      };
+    default:
+      return { severity: 'error', code: 'INVALID_VALUE', path, message: `${where} ${String(error.message)}` };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Semantics
+
+/** Facts gathered across all input documents, for uniqueness rules. */
+export class FleetIndex {
+  readonly clusterNames = new Map<string, string>();
+  readonly macs = new Map<string, { where: string; owner: string }>();
+}
+
+/** True when a structural error lies at, below or above `pointer`. */
+function isBroken(broken: readonly string[], pointer: string): boolean {
+  return broken.some((p) => p === '' || p === pointer || p.startsWith(`${pointer}/`) || pointer.startsWith(`${p}/`));
+}
+
+function checkSemantics(doc: DocRef, site: SiteConfig, report: IssueCollector, fleet: FleetIndex, broken: string[]): void {
+  const spec = (site as Partial<SiteConfig>).spec;
+  if (!isPlainObject(spec) || !Array.isArray(spec.clusters)) return;
+  spec.clusters.forEach((cluster, index) => {
+    const pointer = `/spec/clusters/${String(index)}`;
+    if ((cluster as unknown) === null || typeof cluster !== 'object') return;
+    if (!isBroken(broken, pointer)) {
+      new ClusterChecker(doc, site, cluster, ['spec', 'clusters', index], report, fleet).run();
+    } else if (!isBroken(broken, `${pointer}/clusterName`)) {
+      // The rest of the cluster is unreliable; its name still has to be unique.
+      checkClusterName(doc, cluster, ['spec', 'clusters', index], report, fleet);
+    }
+  });
+  if (site.apiVersion === 'ran.openshift.io/v1') {
+    spec.clusters.forEach((cluster, index) => {
+      if ((cluster as unknown) !== null && cluster.siteConfigMap !== undefined) {
+        report.add(doc, 'warning', 'V2_ONLY_FIELD', ['spec', 'clusters', index, 'siteConfigMap'], 'siteConfigMap is only generated for ran.openshift.io/v2', 'change apiVersion to ran.openshift.io/v2, or remove siteConfigMap', 'key');
+      }
+    });
+  }
+}
+
+function checkClusterName(doc: DocRef, cluster: SiteConfigCluster, at: Path, report: IssueCollector, fleet: FleetIndex): void {
+  const name = cluster.clusterName;
+  if (typeof name !== 'string') return;
+  const path = [...at, 'clusterName'];
+  if (!DNS_LABEL.test(name) || name.length > 63) {
+    report.add(doc, 'error', 'CLUSTER_NAME_INVALID', path, `clusterName "${name}" is not a valid namespace name`, 'use at most 63 lowercase letters, digits and "-", starting and ending with a letter or digit');
+  }
+  if (name.startsWith('ztp')) {
+    report.add(doc, 'error', 'CLUSTER_NAME_RESERVED', path, `clusterName "${name}" starts with "ztp"`, 'namespaces starting with "ztp" are reserved for the ZTP policies; rename the cluster');
+  }
+  const here = `${doc.file}:${String(locate(doc.root, doc.pos, path).line)}`;
+  const first = fleet.clusterNames.get(name);
+  if (first !== undefined) {
+    report.add(doc, 'error', 'CLUSTER_NAME_DUPLICATE', path, `clusterName "${name}" is already used at ${first}`, 'every cluster needs its own name: it names the namespace and the hub objects');
+  } else {
+    fleet.clusterNames.set(name, here);
+  }
+}
+
+const DEPRECATED_VIP_HINT = 'write the plural form (apiVIPs / ingressVIPs) as a list; keep the singular form only for clusters already installed with it';
+
+class ClusterChecker {
+  private readonly masters: number;
+  private readonly workers: number;
+  private machineNetworks: { cidr: Cidr; path: Path }[] = [];
+  private nodeIps: { ip: IpAddress; path: Path; host: string }[] = [];
+
+  constructor(
+    private readonly doc: DocRef,
+    private readonly site: SiteConfig,
+    private readonly cluster: SiteConfigCluster,
+    private readonly at: Path,
+    private readonly report: IssueCollector,
+    private readonly fleet: FleetIndex,
+  ) {
+    this.masters = cluster.nodes.filter((node) => (node.role ?? 'master') === 'master').length;
+    this.workers = cluster.nodes.length - this.masters;
+  }
+
+  private error(code: string, path: Path, message: string, hint?: string, at: 'value' | 'key' = 'value'): void {
+    this.report.add(this.doc, 'error', code, path, message, hint, at);
+  }
+
+  private warn(code: string, path: Path, message: string, hint?: string): void {
+    this.report.add(this.doc, 'warning', code, path, message, hint, 'key');
+  }
+
+  private get isSno(): boolean {
+    return this.masters === 1;
+  }
+
+  run(): void {
+    const { cluster, at } = this;
+    checkClusterName(this.doc, cluster, at, this.report, this.fleet);
+    if (cluster.clusterImageSetNameRef === undefined && this.site.spec.clusterImageSetNameRef === undefined) {
+      this.error('IMAGE_SET_MISSING', [...at, 'clusterName'], `cluster "${cluster.clusterName}" names no ClusterImageSet`, 'set clusterImageSetNameRef on the cluster or once for the whole site in spec');
+    }
+    for (const field of ['baseDomain', 'manifestsConfig'] as const) {
+      if ((cluster as unknown as Record<string, unknown>)[field] !== undefined) {
+        this.warn('IGNORED_FIELD', [...at, field], `clusters[].${field} is in the upstream CRD but no generator uses it`, field === 'baseDomain' ? 'set baseDomain once in spec' : 'remove it');
+      }
+    }
+    this.checkJsonFields();
+    this.checkLabels();
+    this.checkProxyAndNtp();
+    this.checkNodes();
+    this.checkNetworks();
+    this.checkTopologyAndVips();
+    this.checkDeferredFields();
+  }
+
+  private checkJsonFields(): void {
+    const { cluster, at } = this;
+    if (cluster.installConfigOverrides !== undefined) {
+      const parsed = parseJsonField(cluster.installConfigOverrides);
+      if ('problem' in parsed || !isPlainObject(parsed.value)) {
+        this.error('INSTALL_CONFIG_OVERRIDES_INVALID', [...at, 'installConfigOverrides'], `installConfigOverrides is not a JSON object${'problem' in parsed ? `: ${parsed.problem}` : ''}`, `write a JSON object in a string, e.g. '{"capabilities":{"baselineCapabilitySet":"None"}}'`);
+      }
+    }
+    if (cluster.ignitionConfigOverride !== undefined) this.checkIgnition([...at, 'ignitionConfigOverride'], cluster.ignitionConfigOverride);
+  }
+
+  private checkIgnition(path: Path, text: string): void {
+    const parsed = parseJsonField(text);
+    if ('problem' in parsed || !isPlainObject(parsed.value)) {
+      this.error('IGNITION_OVERRIDE_INVALID', path, `ignitionConfigOverride is not a JSON object${'problem' in parsed ? `: ${parsed.problem}` : ''}`, `write an Ignition config as a JSON string, e.g. '{"ignition":{"version":"3.2.0"},"storage":{...}}'`);
+      return;
+    }
+    const version = (parsed.value as { ignition?: { version?: unknown } }).ignition?.version;
+    if (typeof version !== 'string' || !/^3\.[0-9]+\.[0-9]+$/.test(version)) {
+      this.error('IGNITION_OVERRIDE_INVALID', path, 'ignitionConfigOverride has no "ignition": {"version": "3.x.y"}', 'assisted-service merges only Ignition spec 3 configs; add "ignition":{"version":"3.2.0"}');
+    }
+  }
+
+  private checkLabels(): void {
+    const labels = this.cluster.clusterLabels ?? {};
+    for (const [key, value] of Object.entries(labels)) {
+      const path = [...this.at, 'clusterLabels', key];
+      const keyProblem = labelKeyProblem(key);
+      if (keyProblem) this.error('LABEL_INVALID', path, `label key "${key}" is invalid: ${keyProblem}`, 'Kubernetes would reject the ManagedCluster; rename the label', 'key');
+      const text = scalarText(labels, key, value);
+      const valueProblem = labelValueProblem(text);
+      if (valueProblem) this.error('LABEL_INVALID', path, `label value "${text}" of "${key}" is invalid: ${valueProblem}`, 'Kubernetes would reject the ManagedCluster; shorten or simplify the value');
+    }
+  }
+
+  private checkProxyAndNtp(): void {
+    const { cluster, at } = this;
+    for (const field of ['httpProxy', 'httpsProxy'] as const) {
+      const url = cluster.proxy?.[field];
+      if (url === undefined || url === '') continue;
+      let ok = false;
+      try {
+        const parsed = new URL(url);
+        ok = (parsed.protocol === 'http:' || (field === 'httpsProxy' && parsed.protocol === 'https:')) && parsed.hostname !== '';
+      } catch {
+        ok = false;
+      }
+      if (!ok) this.error('PROXY_URL_INVALID', [...at, 'proxy', field], `${field} "${url}" is not an http${field === 'httpsProxy' ? '(s)' : ''}:// URL`, 'write it as http://user:pass@proxy.example.com:3128');
+    }
+    (cluster.additionalNTPSources ?? []).forEach((source, index) => {
+      if (!parseIp(source) && !isDnsSubdomain(source.toLowerCase())) {
+        this.error('NTP_SOURCE_INVALID', [...at, 'additionalNTPSources', index], `NTP source "${source}" is neither an IP address nor a host name`, 'list IP addresses or DNS names of NTP servers');
+      }
+    });
+  }
+
+  // -- networks ---------------------------------------------------------------------------
+
+  private parseCidrList(field: string, entries: readonly { cidr: string }[] | readonly string[] | undefined, viaCidr: boolean): { cidr: Cidr; path: Path }[] {
+    const result: { cidr: Cidr; path: Path }[] = [];
+    (entries ?? []).forEach((entry, index) => {
+      const path = viaCidr ? [...this.at, field, index, 'cidr'] : [...this.at, field, index];
+      const text = typeof entry === 'string' ? entry : entry.cidr;
+      const cidr = parseCidr(text);
+      if (!cidr) {
+        this.error('CIDR_INVALID', path, `${field} "${text}" is not a CIDR`, 'write address/prefix, e.g. 10.16.231.0/24 or fd01::/48');
+        return;
+      }
+      if (cidr.hostBitsSet) {
+        this.error('CIDR_HOST_BITS_SET', path, `${field} "${text}" has host bits set`, `the network address is ${formatCidrNetwork(cidr)}`);
+      }
+      result.push({ cidr, path });
+    });
+    return result;
+  }
+
+  private checkNetworks(): void {
+    const { cluster, at } = this;
+    this.machineNetworks = this.parseCidrList('machineNetwork', cluster.machineNetwork, true);
+    const clusterNetworks = this.parseCidrList('clusterNetwork', cluster.clusterNetwork, true);
+    const serviceNetworks = this.parseCidrList('serviceNetwork', cluster.serviceNetwork, false);
+    (cluster.clusterNetwork ?? []).forEach((entry, index) => {
+      const cidr = parseCidr(entry.cidr);
+      if (!cidr || entry.hostPrefix === undefined) return;
+      const bits = cidr.family === 4 ? 32 : 128;
+      if (entry.hostPrefix < cidr.prefix || entry.hostPrefix > bits) {
+        this.error('HOST_PREFIX_INVALID', [...at, 'clusterNetwork', index, 'hostPrefix'], `hostPrefix ${String(entry.hostPrefix)} does not fit ${entry.cidr}`, `use a value between ${String(cidr.prefix)} and ${String(bits)} (commonly 23 for IPv4, 64 for IPv6)`);
+      }
+    });
+    const named = [
+      ...this.machineNetworks.map((n) => ({ ...n, kind: 'machineNetwork' })),
+      ...clusterNetworks.map((n) => ({ ...n, kind: 'clusterNetwork' })),
+      ...serviceNetworks.map((n) => ({ ...n, kind: 'serviceNetwork' })),
+    ];
+    for (let i = 0; i < named.length; i++) {
+      for (let j = i + 1; j < named.length; j++) {
+        const a = named[i]!;
+        const b = named[j]!;
+        if (cidrsOverlap(a.cidr, b.cidr)) {
+          this.error('NETWORK_OVERLAP', b.path, `${b.kind} ${b.cidr.text} overlaps ${a.kind} ${a.cidr.text}`, 'machine, cluster and service networks must not share addresses; pick disjoint ranges');
+        }
+      }
+    }
+    this.checkStacks([
+      { field: 'machineNetwork', list: this.machineNetworks },
+      { field: 'clusterNetwork', list: clusterNetworks },
+      { field: 'serviceNetwork', list: serviceNetworks },
+    ]);
+  }
+
+  /** Single or dual stack, the same for every network, with the same primary family. */
+  private checkStacks(lists: { field: string; list: { cidr: Cidr; path: Path }[] }[]): void {
+    let reference: { field: string; shape: string } | undefined;
+    for (const { field, list } of lists) {
+      if (list.length === 0) continue;
+      const families: IpFamily[] = [];
+      for (const { cidr } of list) if (!families.includes(cidr.family)) families.push(cidr.family);
+      const shape = families.map((f) => `IPv${String(f)}`).join('+');
+      if (families.length === 2 && list.length === 2) {
+        // dual stack: one network per family
+      } else if (families.length === 2) {
+        this.error('STACK_MISMATCH', [...this.at, field], `${field} mixes address families in ${String(list.length)} entries`, 'a dual-stack network lists exactly one IPv4 and one IPv6 CIDR');
+        continue;
+      }
+      if (!reference) {
+        reference = { field, shape };
+      } else if (reference.shape !== shape) {
+        this.error('STACK_MISMATCH', [...this.at, field], `${field} is ${shape} but ${reference.field} is ${reference.shape}`, 'all networks must be single stack of the same family, or all dual stack with the same primary family first');
+      }
+    }
+  }
+
+  private checkTopologyAndVips(): void {
+    const { cluster, at } = this;
+    const apiVips = this.vipList('apiVIPs', 'apiVIP');
+    const ingressVips = this.vipList('ingressVIPs', 'ingressVIP');
+    const hasVips = apiVips.length > 0 || ingressVips.length > 0;
+    const topology = `${String(this.masters)} control-plane and ${String(this.workers)} worker node(s)`;
+    if (this.masters === 1) {
+      if (hasVips) {
+        this.error('SNO_WITH_VIPS', [...at, apiVips.length > 0 ? apiVips[0]!.field : ingressVips[0]!.field], 'a single-node cluster takes no API or ingress VIPs', 'remove apiVIPs/ingressVIPs: single-node clusters use the node address, set machineNetwork instead');
+      }
+    } else if (this.masters === 3) {
+      if (apiVips.length === 0 || ingressVips.length === 0) {
+        this.error('VIPS_REQUIRED', [...at, 'clusterName'], `a ${this.workers === 0 ? 'compact' : 'standard'} cluster (${topology}) needs apiVIPs and ingressVIPs`, 'add apiVIPs and ingressVIPs: free addresses inside the machine network');
+      }
+    } else {
+      this.error('TOPOLOGY_INVALID', [...at, 'nodes'], `cluster "${cluster.clusterName}" has ${topology}`, 'use 1 control-plane node (single-node, optionally with workers added later), or 3 control-plane nodes with 0 workers (compact) or 2+ workers (standard)');
+    }
+    if (this.masters === 3 && this.workers === 1) {
+      this.error('TOPOLOGY_INVALID', [...at, 'nodes'], `cluster "${cluster.clusterName}" has ${topology}`, 'a standard cluster needs at least 2 workers to run the ingress routers highly available; add a worker or make it compact');
+    }
+    this.checkVips(apiVips, ingressVips);
+  }
+
+  private vipList(plural: 'apiVIPs' | 'ingressVIPs', singular: 'apiVIP' | 'ingressVIP'): { text: string; path: Path; field: string }[] {
+    const { cluster, at } = this;
+    const list = (cluster[plural] ?? []).map((text, index) => ({ text, path: [...at, plural, index], field: plural }));
+    const single = cluster[singular];
+    if (single !== undefined) {
+      this.report.add(this.doc, 'warning', 'DEPRECATED_FIELD', [...at, singular], `${singular} is deprecated`, DEPRECATED_VIP_HINT, 'key');
+      if (list.length > 0 && list[0]!.text !== single) {
+        this.error('VIP_CONFLICT', [...at, singular], `${singular} "${single}" differs from the first of ${plural} "${list[0]!.text}"`, `set only ${plural}, or make ${singular} equal to its first entry`);
+      }
+      if (list.length === 0) return [{ text: single, path: [...at, singular], field: singular }];
+    }
+    return list;
+  }
+
+  private checkVips(apiVips: { text: string; path: Path }[], ingressVips: { text: string; path: Path }[]): void {
+    const seen = new Map<string, string>();
+    const networkFamilies = this.machineNetworks.map((n) => n.cidr.family);
+    const primary = networkFamilies[0];
+    for (const [name, list] of [['apiVIPs', apiVips], ['ingressVIPs', ingressVips]] as const) {
+      const families: IpFamily[] = [];
+      for (const vip of list) {
+        const ip = parseIp(vip.text);
+        if (!ip) {
+          this.error('VIP_INVALID', vip.path, `VIP "${vip.text}" is not an IP address`, 'write a single address, without a prefix length');
+          continue;
+        }
+        families.push(ip.family);
+        const key = ip.value.toString() + String(ip.family);
+        const other = seen.get(key);
+        if (other !== undefined) this.error('VIP_DUPLICATE', vip.path, `VIP ${vip.text} is also used as ${other}`, 'API and ingress VIPs must be distinct addresses');
+        else seen.set(key, name);
+        if (this.machineNetworks.length > 0 && !this.machineNetworks.some((n) => cidrContains(n.cidr, ip))) {
+          this.error('VIP_OUTSIDE_MACHINE_NETWORK', vip.path, `VIP ${vip.text} is outside the machine network (${this.machineNetworks.map((n) => n.cidr.text).join(', ')})`, 'pick a free address inside machineNetwork, or fix machineNetwork');
+        }
+        const node = this.nodeIps.find((n) => n.ip.family === ip.family && n.ip.value === ip.value);
+        if (node) this.error('VIP_IS_NODE_IP', vip.path, `VIP ${vip.text} is the address of node ${node.host}`, 'a VIP must be a free address that no node owns');
+      }
+      if (list.length === 2 && families.length === 2 && families[0] === families[1]) {
+        this.error('STACK_MISMATCH', list[1]!.path, `${name} lists two IPv${String(families[0])} addresses`, 'a dual-stack cluster lists one VIP per family, primary family first');
+      } else if (networkFamilies.length === 2 && new Set(networkFamilies).size === 2 && list.length === 1) {
+        this.error('STACK_MISMATCH', list[0]!.path, `the cluster is dual stack but ${name} has one address`, `add the IPv${String(families[0] === 4 ? 6 : 4)} VIP as second entry`);
+      } else if (primary !== undefined && families.length > 0 && families[0] !== primary) {
+        this.error('STACK_MISMATCH', list[0]!.path, `${name} starts with an IPv${String(families[0])} address but the primary machine network is IPv${String(primary)}`, 'list VIPs in the same family order as the networks');
+      }
+    }
+  }
+
+  // -- nodes ------------------------------------------------------------------------------
+
+  private checkNodes(): void {
+    const hostNames = new Map<string, number>();
+    this.cluster.nodes.forEach((node, index) => {
+      const at = [...this.at, 'nodes', index];
+      const first = hostNames.get(node.hostName);
+      if (!isDnsSubdomain(node.hostName)) {
+        this.error('HOSTNAME_INVALID', [...at, 'hostName'], `hostName "${node.hostName}" is not a valid DNS name`, 'use lowercase letters, digits, "-" and ".", each label starting and ending with a letter or digit');
+      }
+      if (first !== undefined) {
+        this.error('HOSTNAME_DUPLICATE', [...at, 'hostName'], `hostName "${node.hostName}" is already used by node ${String(first)} of this cluster`, 'each node needs its own hostName: it names the BareMetalHost');
+      } else {
+        hostNames.set(node.hostName, index);
+      }
+      this.checkNode(node, at);
+    });
+  }
+
+  private checkNode(node: SiteConfigNode, at: Path): void {
+    const bmc = parseBmcAddress(node.bmcAddress);
+    if ('problem' in bmc) {
+      this.error('BMC_ADDRESS_INVALID', [...at, 'bmcAddress'], `bmcAddress: ${bmc.problem}`, bmc.hint);
+    } else if (!bmc.virtualMedia) {
+      this.report.add(this.doc, 'warning', 'BMC_NEEDS_PROVISIONING_NETWORK', [...at, 'bmcAddress'], `BMC scheme "${bmc.scheme}" boots over a provisioning network, which edge sites do not have`, 'use redfish-virtualmedia, idrac-virtualmedia or ilo5-virtualmedia to boot the discovery ISO');
+    }
+    const macs = new Map<string, Path>();
+    const bootPath = [...at, 'bootMACAddress'];
+    const bootKey = this.macKey(bootPath, node.bootMACAddress);
+    if (bootKey) macs.set(bootKey, bootPath);
+    const interfaces = node.nodeNetwork?.interfaces ?? [];
+    const interfaceNames = new Set<string>();
+    const interfaceMacs = new Set<string>();
+    interfaces.forEach((nic, index) => {
+      const path = [...at, 'nodeNetwork', 'interfaces', index, 'macAddress'];
+      interfaceNames.add(nic.name);
+      const key = this.macKey(path, nic.macAddress);
+      if (!key) return;
+      if (interfaceMacs.has(key)) {
+        this.error('MAC_DUPLICATE', path, `MAC ${nic.macAddress} is listed twice for node ${node.hostName}`, 'each interface has its own MAC');
+      }
+      interfaceMacs.add(key);
+      if (!macs.has(key)) macs.set(key, path);
+    });
+    // An interface MAC that is no MAC is reported already; it may well be the boot MAC mistyped.
+    if (bootKey && interfaces.length > 0 && !interfaceMacs.has(bootKey) && interfaces.every((nic) => MAC.test(nic.macAddress))) {
+      this.error('BOOT_MAC_NOT_IN_INTERFACES', bootPath, `bootMACAddress ${node.bootMACAddress} is not among nodeNetwork.interfaces`, `add {name: <nic>, macAddress: "${node.bootMACAddress}"} to nodeNetwork.interfaces, or fix the MAC`);
+    }
+    for (const [key, path] of macs) this.claimMac(node, key, path);
+    if (node.nodeNetwork?.config !== undefined) this.checkNmstate(node, [...at, 'nodeNetwork', 'config'], node.nodeNetwork.config, interfaceNames);
+    if (node.hardwareProfile !== undefined) {
+      this.warn('IGNORED_FIELD', [...at, 'hardwareProfile'], 'hardwareProfile is in the upstream CRD but no generator uses it', 'remove it');
+    }
+    if (node.installerArgs !== undefined) {
+      const parsed = parseJsonField(node.installerArgs);
+      if ('problem' in parsed || !Array.isArray(parsed.value) || !parsed.value.every((arg) => typeof arg === 'string')) {
+        this.error('INSTALLER_ARGS_INVALID', [...at, 'installerArgs'], `installerArgs is not a JSON array of strings${'problem' in parsed ? `: ${parsed.problem}` : ''}`, `write it as a string holding a JSON list, e.g. '["--append-karg","nameserver=8.8.8.8"]'`);
+      }
+    }
+    if (node.ignitionConfigOverride !== undefined) this.checkIgnition([...at, 'ignitionConfigOverride'], node.ignitionConfigOverride);
+    for (const [key] of Object.entries(node.nodeLabels ?? {})) {
+      const problem = labelKeyProblem(key);
+      if (problem) this.error('LABEL_INVALID', [...at, 'nodeLabels', key], `node label key "${key}" is invalid: ${problem}`, 'the label is applied to the Node object; rename it', 'key');
+    }
+  }
+
+  /** Checks MAC syntax; returns the MAC in lower case, or undefined when it is not one. */
+  private macKey(path: Path, mac: string): string | undefined {
+    if (MAC.test(mac)) return mac.toLowerCase();
+    this.error('MAC_INVALID', path, `"${mac}" is not a MAC address`, 'write six hex pairs separated by colons, e.g. 0c:42:a1:8a:74:ec');
+    return undefined;
+  }
+
+  /** Records that a host owns a MAC; a second host with the same MAC anywhere in the input is an error. */
+  private claimMac(node: SiteConfigNode, key: string, path: Path): void {
+    const where = `${this.doc.file}:${String(locate(this.doc.root, this.doc.pos, path).line)}`;
+    const owner = `${this.cluster.clusterName}/${node.hostName}`;
+    const first = this.fleet.macs.get(key);
+    if (!first) this.fleet.macs.set(key, { where, owner });
+    else if (first.owner !== owner) {
+      this.error('MAC_DUPLICATE', path, `MAC ${key} is also used by ${first.owner} (${first.where})`, 'MAC addresses identify hosts; every host in the fleet needs its own');
+    }
+  }
+
+  private checkNmstate(node: SiteConfigNode, at: Path, config: Readonly<Record<string, unknown>>, mappedNames: Set<string>): void {
+    const ifaces = Array.isArray(config['interfaces']) ? (config['interfaces'] as unknown[]) : [];
+    const names = new Set<string>();
+    ifaces.forEach((raw, index) => {
+      if (!isPlainObject(raw)) return;
+      const iface = raw as Record<string, unknown>;
+      const name = iface['name'];
+      if (typeof name === 'string') names.add(name);
+      if (typeof name === 'string' && iface['type'] === 'ethernet' && mappedNames.size > 0 && !mappedNames.has(name)) {
+        this.report.add(this.doc, 'warning', 'NMSTATE_INTERFACE_UNMAPPED', [...at, 'interfaces', index, 'name'], `ethernet interface "${name}" has no MAC in nodeNetwork.interfaces`, `add {name: ${name}, macAddress: ...} to nodeNetwork.interfaces so the discovery image can find the NIC`);
+      }
+      for (const family of [4, 6] as const) {
+        const stack = iface[`ipv${String(family)}`];
+        if (!isPlainObject(stack)) continue;
+        const addresses = (stack as Record<string, unknown>)['address'];
+        if (!Array.isArray(addresses)) continue;
+        addresses.forEach((entry: unknown, k) => {
+          if (!isPlainObject(entry)) return;
+          const { ip, 'prefix-length': prefix } = entry as { ip?: unknown; 'prefix-length'?: unknown };
+          const path = [...at, 'interfaces', index, `ipv${String(family)}`, 'address', k];
+          const parsed = typeof ip === 'string' ? parseIp(ip) : undefined;
+          if (!parsed || parsed.family !== family) {
+            this.error('NMSTATE_ADDRESS_INVALID', [...path, 'ip'], `${String(ip)} is not an IPv${String(family)} address`, `list IPv${String(family)} addresses under ipv${String(family)}.address`);
+            return;
+          }
+          const bits = family === 4 ? 32 : 128;
+          if (typeof prefix !== 'number' || !Number.isInteger(prefix) || prefix < 1 || prefix > bits) {
+            this.error('NMSTATE_ADDRESS_INVALID', [...path, 'prefix-length'], `prefix-length ${String(prefix)} is not valid for IPv${String(family)}`, `use an integer from 1 to ${String(bits)}`);
+            return;
+          }
+          const duplicate = this.nodeIps.find((n) => n.ip.family === family && n.ip.value === parsed.value);
+          if (duplicate && duplicate.host !== node.hostName) {
+            this.error('NODE_IP_DUPLICATE', [...path, 'ip'], `address ${ip as string} is also configured on node ${duplicate.host}`, 'every node needs its own address');
+          }
+          this.nodeIps.push({ ip: parsed, path: [...path, 'ip'], host: node.hostName });
+        });
+      }
+    });
+    const routes = isPlainObject(config['routes']) ? (config['routes'] as Record<string, unknown>)['config'] : undefined;
+    if (Array.isArray(routes)) {
+      routes.forEach((raw: unknown, index) => {
+        if (!isPlainObject(raw)) return;
+        const route = raw as Record<string, unknown>;
+        const path = [...at, 'routes', 'config', index];
+        const dest = route['destination'];
+        if (typeof dest === 'string' && !parseCidr(dest)) this.error('NMSTATE_ROUTE_INVALID', [...path, 'destination'], `route destination "${dest}" is not a CIDR`, 'use 0.0.0.0/0 or ::/0 for a default route');
+        const hop = route['next-hop-address'];
+        if (typeof hop === 'string' && !parseIp(hop)) this.error('NMSTATE_ROUTE_INVALID', [...path, 'next-hop-address'], `next-hop-address "${hop}" is not an IP address`, 'write the gateway address');
+        const via = route['next-hop-interface'];
+        if (typeof via === 'string' && !names.has(via)) {
+          this.error('NMSTATE_ROUTE_INTERFACE_UNKNOWN', [...path, 'next-hop-interface'], `route uses interface "${via}", which config.interfaces does not define`, names.size > 0 ? `use one of: ${[...names].join(', ')}` : 'define the interface under nodeNetwork.config.interfaces');
+        }
+      });
+    }
+    const dns = isPlainObject(config['dns-resolver']) ? (config['dns-resolver'] as Record<string, unknown>)['config'] : undefined;
+    const servers = isPlainObject(dns) ? (dns as Record<string, unknown>)['server'] : undefined;
+    if (Array.isArray(servers)) {
+      servers.forEach((server: unknown, index) => {
+        if (typeof server !== 'string' || !parseIp(server)) {
+          this.error('NMSTATE_DNS_INVALID', [...at, 'dns-resolver', 'config', 'server', index], `DNS server ${JSON.stringify(server)} is not an IP address`, 'list name server IP addresses');
+        }
+      });
+    }
+    this.checkNodeInMachineNetwork(node);
+  }
+
+  /** A node with static addresses needs one inside the machine network of each family it uses. */
+  private checkNodeInMachineNetwork(node: SiteConfigNode): void {
+    if (this.cluster.machineNetwork === undefined) return;
+    const networks = (this.cluster.machineNetwork).map((n) => parseCidr(n.cidr)).filter((c): c is Cidr => c !== undefined);
+    const mine = this.nodeIps.filter((n) => n.host === node.hostName);
+    for (const family of [4, 6] as const) {
+      const familyNetworks = networks.filter((n) => n.family === family);
+      const familyIps = mine.filter((n) => n.ip.family === family);
+      if (familyNetworks.length === 0 || familyIps.length === 0) continue;
+      if (!familyIps.some((n) => familyNetworks.some((net) => cidrContains(net, n.ip)))) {
+        this.error('NODE_IP_OUTSIDE_MACHINE_NETWORK', familyIps[0]!.path, `node ${node.hostName} has no IPv${String(family)} address inside machineNetwork ${familyNetworks.map((n) => n.text).join(', ')}`, 'the installer picks the node address from the machine network; fix the address or machineNetwork');
+      }
+    }
+  }
+
+  // -- fields generated by later stages, validated now -------------------------------------
+
+  private checkDeferredFields(): void {
+    const { cluster, at } = this;
+    cluster.nodes.forEach((node, index) => {
+      const nodeAt = [...at, 'nodes', index];
+      if (node.cpuset !== undefined) {
+        this.report.add(this.doc, 'warning', 'DEPRECATED_FIELD', [...nodeAt, 'cpuset'], 'cpuset is deprecated since OpenShift 4.15', 'set cpuPartitioningMode: AllNodes on the cluster and a PerformanceProfile instead', 'key');
+        if (!this.isSno) this.error('SNO_ONLY_FIELD', [...nodeAt, 'cpuset'], 'cpuset (workload partitioning) is only supported on single-node clusters', 'remove cpuset, or use cpuPartitioningMode: AllNodes', 'key');
+      }
+      if ((node.diskPartition ?? []).length > 0 && !this.isSno) {
+        this.error('SNO_ONLY_FIELD', [...nodeAt, 'diskPartition'], 'diskPartition is only supported on single-node clusters', 'remove diskPartition, or use ignitionConfigOverride on multi-node clusters', 'key');
+      }
+      (node.diskPartition ?? []).forEach((disk, d) => {
+        disk.partitions.forEach((part, p) => {
+          const path = [...nodeAt, 'diskPartition', d, 'partitions', p];
+          if (part.start < 25000) this.error('DISK_PARTITION_INVALID', [...path, 'start'], `partition start ${String(part.start)} MiB overlaps the OS`, 'start data partitions at 25000 MiB or later');
+          if (part.size <= 0) this.error('DISK_PARTITION_INVALID', [...path, 'size'], `partition size ${String(part.size)} must be positive`, 'give the size in MiB');
+          if (!part.mount_point.startsWith('/')) this.error('DISK_PARTITION_INVALID', [...path, 'mount_point'], `mount_point "${part.mount_point}" is not an absolute path`, 'write it as /var/imageregistry');
+        });
+      });
+    });
+    const filter = cluster.extraManifests?.filter;
+    if (filter) {
+      const mode = filter.inclusionDefault ?? 'include';
+      const wrong = mode === 'include' ? 'include' : 'exclude';
+      if (filter[wrong] !== undefined) {
+        this.error('FILTER_INVALID', [...at, 'extraManifests', 'filter', wrong], `filter.${wrong} has no effect when inclusionDefault is ${mode}`, mode === 'include' ? 'list files to drop under exclude, or set inclusionDefault: exclude' : 'list files to keep under include, or set inclusionDefault: include', 'key');
+      }
+    }
+    if (cluster.extraManifestPath !== undefined) {
+      this.report.add(this.doc, 'warning', 'DEPRECATED_FIELD', [...at, 'extraManifestPath'], 'extraManifestPath is deprecated since 4.14', 'use extraManifests.searchPaths', 'key');
+      if (cluster.extraManifests?.searchPaths !== undefined) this.report.add(this.doc, 'warning', 'IGNORED_FIELD', [...at, 'extraManifestPath'], 'extraManifestPath is ignored because extraManifests.searchPaths is set', 'move the directory into searchPaths', 'key');
+    }
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The text of a scalar map value as a Go YAML reader would give it to a string field. */
+function scalarText(container: unknown, key: string, value: unknown): string {
+  if (typeof value === 'string') return value;
+  const raw = rawText(container, key);
+  if (raw !== undefined) return value === null ? '' : raw;
+  return value === null || value === undefined ? '' : String(value);
+}
+
+/** A deep copy of parsed YAML data without the source-location tables. */
+function toPlain(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toPlain);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = toPlain((value as Record<string, unknown>)[key]);
+  return out;
+}
+
+/**
+ * Copies a validated SiteConfig into plain data (no location tables), with label and annotation
+ * values as the strings a Go YAML reader would have read.
+ */
+function normalize(site: SiteConfig): SiteConfig {
+  const strings = (map: Readonly<Record<string, unknown>> | undefined): Record<string, string> | undefined => {
+    if (map === undefined) return undefined;
+    return Object.fromEntries(Object.entries(map).map(([k, v]) => [k, scalarText(map, k, v)]));
+  };
+  const withAnnotations = <T extends { crAnnotations?: { add?: Readonly<Record<string, Readonly<Record<string, unknown>>>> } }>(plain: T, source: T): T => {
+    const add = source.crAnnotations?.add;
+    if (add === undefined) return plain;
+    return { ...plain, crAnnotations: { add: Object.fromEntries(Object.entries(add).map(([kind, map]) => [kind, strings(map) ?? {}])) } };
+  };
+  const plain = toPlain(site) as SiteConfig;
+  return {
+    ...plain,
+    spec: {
+      ...withAnnotations(plain.spec, site.spec),
+      clusters: plain.spec.clusters.map((cluster, c) => {
+        const source = site.spec.clusters[c]!;
+        return {
+          ...withAnnotations(cluster, source),
+          ...(source.clusterLabels ? { clusterLabels: strings(source.clusterLabels) } : {}),
+          nodes: cluster.nodes.map((node, n) => {
+            const nodeSource = source.nodes[n]!;
+            return {
+              ...withAnnotations(node, nodeSource),
+              ...(nodeSource.nodeLabels ? { nodeLabels: strings(nodeSource.nodeLabels) } : {}),
+            };
+          }),
+        };
+      }),
+    },
+  };
+}
+
+export { normalize as normalizeSiteConfig };
