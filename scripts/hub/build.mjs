@@ -8,7 +8,16 @@
 //
 // CLI: node scripts/hub/build.mjs   -> progress on stderr, a JSON summary on stdout.
 // Env: SITEFORGE_KUBE_VERSION, SITEFORGE_ETCD_VERSION (source build), SITEFORGE_ETCD_FROM=auto|apt|go.
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HubError, cacheRoot, isMain, lastLine, log, run, runCli } from './util.mjs';
@@ -25,7 +34,10 @@ export async function ensureKubeApiserver({ version = KUBE_VERSION } = {}) {
   const m = /^v1\.(\d+)\.(\d+)$/.exec(version);
   if (!m) throw new HubError(`SITEFORGE_KUBE_VERSION must look like v1.34.4, got ${version}`);
   const stagingVersion = `v0.${m[1]}.${m[2]}`;
-  const vpkg = (name) => [`k8s.io/component-base/version.${name}`, `k8s.io/client-go/pkg/version.${name}`];
+  const vpkg = (name) => [
+    `k8s.io/component-base/version.${name}`,
+    `k8s.io/client-go/pkg/version.${name}`,
+  ];
   const vars = {
     gitVersion: version,
     gitMajor: '1',
@@ -40,7 +52,8 @@ export async function ensureKubeApiserver({ version = KUBE_VERSION } = {}) {
     version,
     pkg: 'k8s.io/kubernetes/cmd/kube-apiserver',
     // Every staging module, whether or not kubernetes requires it directly.
-    pinned: (mod, target, required) => (target.startsWith('./staging/') || required) && stagingVersion,
+    pinned: (mod, target, required) =>
+      (target.startsWith('./staging/') || required) && stagingVersion,
     ldflags,
     expectVersionOutput: `Kubernetes ${version}`,
   });
@@ -48,7 +61,8 @@ export async function ensureKubeApiserver({ version = KUBE_VERSION } = {}) {
 
 /** etcd: Debian's etcd-server if installed or installable, else built from the module proxy. */
 export async function ensureEtcd({ from = process.env.SITEFORGE_ETCD_FROM || 'auto' } = {}) {
-  if (!['auto', 'apt', 'go'].includes(from)) throw new HubError(`SITEFORGE_ETCD_FROM must be auto, apt or go, got ${from}`);
+  if (!['auto', 'apt', 'go'].includes(from))
+    throw new HubError(`SITEFORGE_ETCD_FROM must be auto, apt or go, got ${from}`);
   if (from !== 'go') {
     const found = (await debianEtcd()) ?? (await installDebianEtcd(from === 'apt'));
     if (found) return found;
@@ -86,7 +100,8 @@ async function debianEtcd() {
 async function installDebianEtcd(required) {
   const canApt = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
   if (!canApt) {
-    if (required) throw new HubError('SITEFORGE_ETCD_FROM=apt but apt-get is unavailable or not root');
+    if (required)
+      throw new HubError('SITEFORGE_ETCD_FROM=apt but apt-get is unavailable or not root');
     return undefined;
   }
   const env = { DEBIAN_FRONTEND: 'noninteractive' };
@@ -115,7 +130,15 @@ async function installDebianEtcd(required) {
  * directive of the module's go.mod (those are ignored in a dependency, so without a pin Go
  * would look for the nonexistent v0.0.0), or false to leave that module alone.
  */
-async function goBuildFromProxy({ component, module, version, pkg, pinned, ldflags, expectVersionOutput }) {
+async function goBuildFromProxy({
+  component,
+  module,
+  version,
+  pkg,
+  pinned,
+  ldflags,
+  expectVersionOutput,
+}) {
   const dir = join(cacheRoot(), `${component}-${version}`);
   const bin = join(dir, component);
   if (existsSync(bin) && existsSync(join(dir, 'build-info.json'))) {
@@ -126,12 +149,14 @@ async function goBuildFromProxy({ component, module, version, pkg, pinned, ldfla
   // GOTOOLCHAIN=local: never fetch another toolchain; -mod=mod lets go fill go.sum itself.
   const env = { GOFLAGS: '-mod=mod -buildvcs=false', GOTOOLCHAIN: 'local', CGO_ENABLED: '0' };
 
-  log(`${component} ${version}: resolving ${module}@${version} on the Go module proxy (${goVersion})`);
-  const { stdout } = await run('go', ['mod', 'download', '-json', `${module}@${version}`], { env, cwd: tmpdir() }).catch(
-    (err) => {
-      throw new HubError(`cannot download ${module}@${version}: ${lastLine(err.stdout) || err.message}`);
-    },
+  log(
+    `${component} ${version}: resolving ${module}@${version} on the Go module proxy (${goVersion})`,
   );
+  // On failure `go mod download -json` still prints its JSON, with the reason in .Error.
+  const { stdout } = await run('go', ['mod', 'download', '-json', `${module}@${version}`], {
+    env,
+    cwd: tmpdir(),
+  }).catch((err) => ({ stdout: err.stdout || JSON.stringify({ Error: err.message }) }));
   const info = JSON.parse(stdout);
   if (info.Error) throw new HubError(`cannot download ${module}@${version}: ${info.Error}`);
   const gomod = parseGoMod(readFileSync(info.GoMod, 'utf8'));
@@ -158,8 +183,13 @@ async function goBuildFromProxy({ component, module, version, pkg, pinned, ldfla
       '',
     ].join('\n'),
   );
-  log(`${component} ${version}: wrapper module ${wrapperDir} pins ${pins.length} modules; go build ${pkg}`);
+  log(
+    `${component} ${version}: wrapper module ${wrapperDir} pins ${pins.length} modules; go build ${pkg}`,
+  );
 
+  // Leftovers of an interrupted build (never renamed into place) are just garbage.
+  for (const f of readdirSync(dir))
+    if (f.startsWith(`.${component}.tmp-`)) rmSync(join(dir, f), { force: true });
   const tmpBin = join(dir, `.${component}.tmp-${process.pid}`);
   const started = Date.now();
   let compiled = 0;
@@ -167,22 +197,48 @@ async function goBuildFromProxy({ component, module, version, pkg, pinned, ldfla
   let lastPkg = '';
   const ticker = setInterval(() => {
     const s = Math.round((Date.now() - started) / 1000);
-    log(`${component} ${version}: building… ${s} s, ${downloads} modules downloaded, ${compiled} packages (${lastPkg})`);
+    log(
+      `${component} ${version}: building… ${s} s, ${downloads} modules downloaded, ${compiled} packages (${lastPkg})`,
+    );
   }, PROGRESS_EVERY_MS);
   try {
-    await run('go', ['build', '-v', '-trimpath', '-ldflags', ['-s', '-w', ...ldflags].join(' '), '-o', tmpBin, pkg], {
-      env,
-      cwd: wrapperDir,
-      onStderrLine: (line) => {
-        if (line.startsWith('go: downloading')) downloads++;
-        else if (/^[\w.-]+(\/[\w.@~+-]+)*$/.test(line)) (compiled++, (lastPkg = line));
+    await run(
+      'go',
+      [
+        'build',
+        '-v',
+        '-trimpath',
+        '-ldflags',
+        ['-s', '-w', ...ldflags].join(' '),
+        '-o',
+        tmpBin,
+        pkg,
+      ],
+      {
+        env,
+        cwd: wrapperDir,
+        onStderrLine: (line) => {
+          if (line.startsWith('go: downloading')) downloads++;
+          else if (/^[\w.-]+(\/[\w.@~+-]+)*$/.test(line)) {
+            // `go build -v` names each package as it compiles it
+            compiled++;
+            lastPkg = line;
+          }
+        },
       },
-    });
+    );
   } catch (err) {
     rmSync(tmpBin, { force: true });
     writeFileSync(join(dir, 'build.log'), err.stderr ?? err.message);
-    const why = lastLine(err.stderr?.split('\n').filter((l) => !l.startsWith('go: downloading')).join('\n') ?? '');
-    throw new HubError(`go build of ${component} ${version} failed: ${why || err.message} (log: ${join(dir, 'build.log')})`);
+    const why = lastLine(
+      err.stderr
+        ?.split('\n')
+        .filter((l) => !l.startsWith('go: downloading'))
+        .join('\n') ?? '',
+    );
+    throw new HubError(
+      `go build of ${component} ${version} failed: ${why || err.message} (log: ${join(dir, 'build.log')})`,
+    );
   } finally {
     clearInterval(ticker);
   }
@@ -191,14 +247,27 @@ async function goBuildFromProxy({ component, module, version, pkg, pinned, ldfla
   const out = await run(tmpBin, ['--version']).catch((err) => ({ stdout: err.message }));
   if (!out.stdout.includes(expectVersionOutput)) {
     rmSync(tmpBin, { force: true });
-    throw new HubError(`${component} --version printed "${lastLine(out.stdout)}", expected "${expectVersionOutput}"`);
+    throw new HubError(
+      `${component} --version printed "${lastLine(out.stdout)}", expected "${expectVersionOutput}"`,
+    );
   }
   chmodSync(tmpBin, 0o755);
   renameSync(tmpBin, bin); // atomic: readers see either no binary or a complete one
   writeFileSync(
     join(dir, 'build-info.json'),
-    JSON.stringify({ component, module, version, pkg, go: goVersion, seconds, builtAt: new Date().toISOString() }, null, 2) +
-      '\n',
+    JSON.stringify(
+      {
+        component,
+        module,
+        version,
+        pkg,
+        go: goVersion,
+        seconds,
+        builtAt: new Date().toISOString(),
+      },
+      null,
+      2,
+    ) + '\n',
   );
   log(`${component} ${version}: built in ${seconds} s -> ${bin}`);
   return { path: bin, version, source: `built from ${module}@${version}` };
@@ -206,7 +275,9 @@ async function goBuildFromProxy({ component, module, version, pkg, pinned, ldfla
 
 async function goToolVersion() {
   const { stdout } = await run('go', ['env', 'GOVERSION']).catch(() => {
-    throw new HubError('the go command is not on PATH; Go >= 1.24 is needed to build kube-apiserver');
+    throw new HubError(
+      'the go command is not on PATH; Go >= 1.24 is needed to build kube-apiserver',
+    );
   });
   return stdout.trim();
 }

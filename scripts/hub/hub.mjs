@@ -5,7 +5,15 @@
 //   DIR defaults to $SITEFORGE_HUB_DIR or <repo>/.cache/hub. `up` leaves the processes running
 //   (detached) and writes DIR/kubeconfig and DIR/hub.json; `down` stops them and removes DIR.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:https';
 import { join, resolve } from 'node:path';
 import { ensureHubBinaries } from './build.mjs';
@@ -27,7 +35,8 @@ import {
   waitFor,
 } from './util.mjs';
 
-export const defaultHubDir = () => resolve(process.env.SITEFORGE_HUB_DIR || join(repoRoot, '.cache/hub'));
+export const defaultHubDir = () =>
+  resolve(process.env.SITEFORGE_HUB_DIR || join(repoRoot, '.cache/hub'));
 const SERVICE_CIDR = '10.96.0.0/16';
 const SERVICE_IP = '10.96.0.1'; // first address of SERVICE_CIDR: the in-cluster `kubernetes` Service
 
@@ -51,10 +60,21 @@ export async function startHub({ dir = defaultHubDir(), readyTimeoutMs = 60_000 
   const bins = await ensureHubBinaries();
   const pki = await makePki(join(dir, 'pki'));
   const [etcdClientPort, etcdPeerPort, apiPort] = await freePorts(3);
+  const etcdUrl = `http://127.0.0.1:${etcdClientPort}`;
+  const peerUrl = `http://127.0.0.1:${etcdPeerPort}`;
+  const server = `https://127.0.0.1:${apiPort}`;
+  // hub.json is written as soon as a process exists, so `down` can always clean up after an
+  // interrupted `up`.
+  const state = {
+    dir,
+    server,
+    kubeconfig: join(dir, 'kubeconfig'),
+    startedAt: new Date().toISOString(),
+    pki: { ca: pki.ca.cert, adminCert: pki.admin.cert, adminKey: pki.admin.key },
+  };
+  const save = () => writeFileSync(join(dir, 'hub.json'), JSON.stringify(state, null, 2) + '\n');
   const started = [];
   try {
-    const etcdUrl = `http://127.0.0.1:${etcdClientPort}`;
-    const peerUrl = `http://127.0.0.1:${etcdPeerPort}`;
     const etcd = launch(dir, 'etcd', bins.etcd.path, [
       '--name=hub',
       `--data-dir=${join(dir, 'etcd-data')}`,
@@ -68,6 +88,15 @@ export async function startHub({ dir = defaultHubDir(), readyTimeoutMs = 60_000 
       '--log-level=warn',
     ]);
     started.push(etcd);
+    state.etcd = {
+      pid: etcd.pid,
+      exe: bins.etcd.path,
+      version: bins.etcd.version,
+      source: bins.etcd.source,
+      url: etcdUrl,
+      peerPort: etcdPeerPort,
+    };
+    save();
     log(`etcd ${bins.etcd.version} (${bins.etcd.source}) pid ${etcd.pid} on ${etcdUrl}`);
     await waitFor('etcd /health', () => httpGetOk(`${etcdUrl}/health`), {
       timeoutMs: readyTimeoutMs,
@@ -92,12 +121,16 @@ export async function startHub({ dir = defaultHubDir(), readyTimeoutMs = 60_000 
       // The `kubernetes` Endpoints may not hold a loopback address, so the default lease
       // reconciler would fail forever; nothing in-cluster needs to reach this server.
       '--endpoint-reconciler-type=none',
-      // Without these it would try to write self-signed certs to /var/run/kubernetes.
-      `--cert-dir=${join(dir, 'pki')}`,
       '--profiling=false',
     ]);
     started.push(apiserver);
-    const server = `https://127.0.0.1:${apiPort}`;
+    state.apiserver = {
+      pid: apiserver.pid,
+      exe: bins.kubeApiserver.path,
+      version: bins.kubeApiserver.version,
+      port: apiPort,
+    };
+    save();
     log(`kube-apiserver ${bins.kubeApiserver.version} pid ${apiserver.pid} on ${server}`);
     await waitFor('kube-apiserver /readyz', () => httpsGetOk(`${server}/readyz`, pki), {
       timeoutMs: readyTimeoutMs,
@@ -106,22 +139,15 @@ export async function startHub({ dir = defaultHubDir(), readyTimeoutMs = 60_000 
     });
     log(`kube-apiserver ready after ${secondsSince(t0)} s`);
 
-    const kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, kubeconfigYaml(server, pki), { mode: 0o600 });
-    const state = {
-      dir,
-      server,
-      kubeconfig,
-      startedAt: new Date().toISOString(),
-      startSeconds: Number(secondsSince(t0)),
-      etcd: { pid: etcd.pid, exe: bins.etcd.path, version: bins.etcd.version, source: bins.etcd.source, url: etcdUrl, peerPort: etcdPeerPort },
-      apiserver: { pid: apiserver.pid, exe: bins.kubeApiserver.path, version: bins.kubeApiserver.version, port: apiPort },
-      pki: { ca: pki.ca.cert, adminCert: pki.admin.cert, adminKey: pki.admin.key },
-    };
-    writeFileSync(join(dir, 'hub.json'), JSON.stringify(state, null, 2) + '\n');
+    writeFileSync(state.kubeconfig, kubeconfigYaml(server, pki), { mode: 0o600 });
+    state.startSeconds = Number(secondsSince(t0));
+    save();
     return withStop(state);
   } catch (err) {
-    for (const p of started.reverse()) await stopPid(p.pid, { termMs: 5_000 }).catch(() => {});
+    // Leave nothing running behind a failed start; the logs stay in `dir` for diagnosis.
+    for (const p of started.reverse())
+      await stopPid(p.pid, { termMs: 5_000 }).catch(() => undefined);
+    rmSync(join(dir, 'hub.json'), { force: true });
     throw err;
   }
 }
@@ -145,11 +171,16 @@ export async function stopHub({ dir = defaultHubDir() } = {}) {
 export async function hubStatus({ dir = defaultHubDir() } = {}) {
   const state = readState(resolve(dir));
   if (!state) return { running: false, ready: false };
-  const alive = (p) => pidAlive(p.pid) && pidExe(p.pid) === p.exe;
+  const alive = (p) => Boolean(p) && pidAlive(p.pid) && pidExe(p.pid) === p.exe;
   const running = alive(state.etcd) && alive(state.apiserver);
-  const pki = { ca: { cert: state.pki.ca }, admin: { cert: state.pki.adminCert, key: state.pki.adminKey } };
+  const pki = {
+    ca: { cert: state.pki.ca },
+    admin: { cert: state.pki.adminCert, key: state.pki.adminKey },
+  };
   const ready = running && (await httpsGetOk(`${state.server}/readyz`, pki).catch(() => false));
-  const rss = running ? { etcd: rssKiB(state.etcd.pid), apiserver: rssKiB(state.apiserver.pid) } : undefined;
+  const rss = running
+    ? { etcd: rssKiB(state.etcd.pid), apiserver: rssKiB(state.apiserver.pid) }
+    : undefined;
   return { running, ready, state, rssKiB: rss };
 }
 
@@ -234,8 +265,16 @@ async function makePki(pkiDir) {
       'DNS:kubernetes.default.svc.cluster.local',
     ],
   });
-  const admin = await issueCert(pkiDir, 'admin', { cn: 'siteforge-admin', org: 'system:masters', usage: 'client' });
-  await run('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', 'sa.key'], { cwd: pkiDir });
+  const admin = await issueCert(pkiDir, 'admin', {
+    cn: 'siteforge-admin',
+    org: 'system:masters',
+    usage: 'client',
+  });
+  await run(
+    'openssl',
+    ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', 'sa.key'],
+    { cwd: pkiDir },
+  );
   await run('openssl', ['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], { cwd: pkiDir });
   return { ca, serving, admin, sa: { key: join(pkiDir, 'sa.key'), pub: join(pkiDir, 'sa.pub') } };
 }
@@ -271,6 +310,10 @@ if (isMain(import.meta.url)) {
     if (dirIdx >= 0 && !dir) throw new HubError('--dir needs a value');
     const cmd = args[0];
     if (cmd === 'up') {
+      // Ctrl-C while waiting: stop whatever was started instead of leaving it detached.
+      const abort = (sig) =>
+        stopHub({ dir }).finally(() => process.exit(sig === 'SIGINT' ? 130 : 143));
+      ['SIGINT', 'SIGTERM'].forEach((sig) => process.once(sig, abort));
       const hub = await startHub({ dir });
       log(`hub ready: ${hub.server}`);
       process.stdout.write(`export KUBECONFIG=${hub.kubeconfig}\n`);
@@ -278,14 +321,26 @@ if (isMain(import.meta.url)) {
     }
     if (cmd === 'down') {
       const results = await stopHub({ dir });
-      log(results.length ? `hub stopped (${results.join(', ')})` : 'no hub was running; state removed');
+      log(
+        results.length
+          ? `hub stopped (${results.join(', ')})`
+          : 'no hub was running; state removed',
+      );
       return 0;
     }
     if (cmd === 'status') {
       const st = await hubStatus({ dir });
       const { state } = st;
       const summary = state
-        ? { running: st.running, ready: st.ready, server: state.server, kubeconfig: state.kubeconfig, etcd: state.etcd, apiserver: state.apiserver, rssKiB: st.rssKiB }
+        ? {
+            running: st.running,
+            ready: st.ready,
+            server: state.server,
+            kubeconfig: state.kubeconfig,
+            etcd: state.etcd,
+            apiserver: state.apiserver,
+            rssKiB: st.rssKiB,
+          }
         : { running: false, ready: false };
       process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
       return st.ready ? 0 : 3;

@@ -6,7 +6,15 @@
 // CLI:  node scripts/hub/sushy.mjs install
 //       node scripts/hub/sushy.mjs run [--port N] [--tls] [--auth user:pass]   (Ctrl-C stops it)
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -46,7 +54,9 @@ const CONSTRAINTS = [
   'WebOb==1.8.11',
   'Werkzeug==3.1.9',
 ];
-export const sushyVenv = resolve(process.env.SITEFORGE_SUSHY_VENV || join(repoRoot, '.cache/sushy-venv'));
+export const sushyVenv = resolve(
+  process.env.SITEFORGE_SUSHY_VENV || join(repoRoot, '.cache/sushy-venv'),
+);
 
 /** Creates or reuses the virtualenv; returns the path of its sushy-emulator script. */
 export async function ensureSushy() {
@@ -58,7 +68,10 @@ export async function ensureSushy() {
   const python = process.env.SITEFORGE_PYTHON || 'python3';
   const { stdout } = await run(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])']);
   const [major, minor] = stdout.trim().split('.').map(Number);
-  if (major !== 3 || minor < 10) throw new HubError(`sushy-tools ${SUSHY_TOOLS_VERSION} needs Python >= 3.10, ${python} is ${stdout.trim()}`);
+  if (major !== 3 || minor < 10)
+    throw new HubError(
+      `sushy-tools ${SUSHY_TOOLS_VERSION} needs Python >= 3.10, ${python} is ${stdout.trim()}`,
+    );
 
   log(`creating ${sushyVenv} with sushy-tools ${SUSHY_TOOLS_VERSION} (Python ${stdout.trim()})`);
   // The marker is written last, so a half-made venv is never taken for a good one.
@@ -67,7 +80,14 @@ export async function ensureSushy() {
   const constraints = join(sushyVenv, 'constraints.txt');
   writeFileSync(constraints, CONSTRAINTS.join('\n') + '\n');
   const pip = join(sushyVenv, 'bin/pip');
-  await run(pip, ['install', '-q', '--disable-pip-version-check', `sushy-tools==${SUSHY_TOOLS_VERSION}`, '-c', constraints]);
+  await run(pip, [
+    'install',
+    '-q',
+    '--disable-pip-version-check',
+    `sushy-tools==${SUSHY_TOOLS_VERSION}`,
+    '-c',
+    constraints,
+  ]);
   if (!existsSync(exe)) throw new HubError(`pip installed sushy-tools but ${exe} is missing`);
   writeFileSync(marker, pins);
   return exe;
@@ -83,7 +103,14 @@ export async function ensureSushy() {
  * @param {object} [o.extraConfig] any other config keys, written as Python literals
  * @returns {Promise<{url: string, port: number, pid: number, dir: string, ca?: string, stop(): Promise<void>}>}
  */
-export async function startSushy({ port, auth, tls = false, systems, extraConfig = {}, readyTimeoutMs = 30_000 } = {}) {
+export async function startSushy({
+  port,
+  auth,
+  tls = false,
+  systems,
+  extraConfig = {},
+  readyTimeoutMs = 30_000,
+} = {}) {
   const exe = await ensureSushy();
   port ??= (await freePorts(1))[0];
   const dir = mkdtempSync(join(tmpdir(), 'siteforge-sushy-'));
@@ -99,11 +126,18 @@ export async function startSushy({ port, auth, tls = false, systems, extraConfig
   try {
     if (auth) {
       config.SUSHY_EMULATOR_AUTH_FILE = join(dir, 'htpasswd');
-      writeFileSync(config.SUSHY_EMULATOR_AUTH_FILE, `${auth.username}:${await bcryptHash(auth.password)}\n`);
+      writeFileSync(
+        config.SUSHY_EMULATOR_AUTH_FILE,
+        `${auth.username}:${await bcryptHash(auth.password)}\n`,
+      );
     }
     if (tls) {
       ca = (await createCA(dir, 'ca', 'siteforge-sushy-ca')).cert;
-      const server = await issueCert(dir, 'server', { cn: '127.0.0.1', usage: 'server', sans: ['IP:127.0.0.1', 'DNS:localhost'] });
+      const server = await issueCert(dir, 'server', {
+        cn: '127.0.0.1',
+        usage: 'server',
+        sans: ['IP:127.0.0.1', 'DNS:localhost'],
+      });
       config.SUSHY_EMULATOR_SSL_CERT = server.cert;
       config.SUSHY_EMULATOR_SSL_KEY = server.key;
     }
@@ -112,7 +146,12 @@ export async function startSushy({ port, auth, tls = false, systems, extraConfig
     throw err;
   }
   const configFile = join(dir, 'emulator.conf');
-  writeFileSync(configFile, Object.entries(config).map(([k, v]) => `${k} = ${toPython(v)}\n`).join(''));
+  writeFileSync(
+    configFile,
+    Object.entries(config)
+      .map(([k, v]) => `${k} = ${toPython(v)}\n`)
+      .join(''),
+  );
 
   const logFile = join(dir, 'sushy.log');
   const fd = openSync(logFile, 'a');
@@ -135,11 +174,20 @@ export async function startSushy({ port, auth, tls = false, systems, extraConfig
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const headers = auth ? { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` } : {};
-    await waitFor(`sushy-emulator ${url}/redfish/v1/`, () => getStatus(`${url}/redfish/v1/`, { headers, ca }).then((s) => s === 200), {
-      timeoutMs: readyTimeoutMs,
-      failIf: () => exit && `sushy-emulator stopped (${exit}); ${logFile} ends with: ${tailFile(logFile, 3)}`,
-    });
+    const headers = auth
+      ? {
+          authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`,
+        }
+      : {};
+    await waitFor(
+      `sushy-emulator ${url}/redfish/v1/`,
+      () => getStatus(`${url}/redfish/v1/`, { headers, ca }).then((s) => s === 200),
+      {
+        timeoutMs: readyTimeoutMs,
+        failIf: () =>
+          exit && `sushy-emulator stopped (${exit}); ${logFile} ends with: ${tailFile(logFile, 3)}`,
+      },
+    );
   } catch (err) {
     await stop();
     throw err;
@@ -150,7 +198,8 @@ export async function startSushy({ port, auth, tls = false, systems, extraConfig
 /** bcrypt hash from the venv's own bcrypt module; cost 4 keeps each authenticated request fast. */
 async function bcryptHash(password) {
   const py = join(sushyVenv, 'bin/python');
-  const code = 'import bcrypt,sys; print(bcrypt.hashpw(sys.stdin.buffer.read(), bcrypt.gensalt(4)).decode())';
+  const code =
+    'import bcrypt,sys; print(bcrypt.hashpw(sys.stdin.buffer.read(), bcrypt.gensalt(4)).decode())';
   const { stdout } = await run(py, ['-c', code], { input: password });
   return stdout.trim();
 }
@@ -176,7 +225,9 @@ export function toPython(v) {
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'None';
   if (typeof v === 'string') return JSON.stringify(v); // JSON string escapes are valid in Python
   if (Array.isArray(v)) return `[${v.map(toPython).join(', ')}]`;
-  return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${toPython(x)}`).join(', ')}}`;
+  return `{${Object.entries(v)
+    .map(([k, x]) => `${JSON.stringify(k)}: ${toPython(x)}`)
+    .join(', ')}}`;
 }
 
 if (isMain(import.meta.url)) {
@@ -190,7 +241,10 @@ if (isMain(import.meta.url)) {
       process.stdout.write(`${await ensureSushy()}\n`);
       return 0;
     }
-    if (args[0] !== 'run') throw new HubError('usage: node scripts/hub/sushy.mjs install | run [--port N] [--tls] [--auth user:pass]');
+    if (args[0] !== 'run')
+      throw new HubError(
+        'usage: node scripts/hub/sushy.mjs install | run [--port N] [--tls] [--auth user:pass]',
+      );
     const authArg = opt('--auth');
     const [username, ...rest] = authArg?.split(':') ?? [];
     const bmc = await startSushy({
@@ -198,7 +252,9 @@ if (isMain(import.meta.url)) {
       tls: args.includes('--tls'),
       auth: authArg ? { username, password: rest.join(':') } : undefined,
     });
-    log(`sushy-emulator ready: ${bmc.url}/redfish/v1/${bmc.ca ? ` (CA ${bmc.ca})` : ''}; Ctrl-C stops it`);
+    log(
+      `sushy-emulator ready: ${bmc.url}/redfish/v1/${bmc.ca ? ` (CA ${bmc.ca})` : ''}; Ctrl-C stops it`,
+    );
     await new Promise((done) => ['SIGINT', 'SIGTERM'].forEach((s) => process.once(s, done)));
     await bmc.stop();
     return 0;

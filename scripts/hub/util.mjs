@@ -36,7 +36,7 @@ export function runCli(name, main) {
     (code) => process.exit(code ?? 0),
     (err) => {
       const msg = err instanceof HubError ? err.message : String(err?.message ?? err);
-      process.stderr.write(`${name}: error: ${msg.split('\n').join(' | ')}\n`);
+      process.stderr.write(`${name}: error: ${msg.trim().replace(/\s*\n\s*/g, ' | ')}\n`);
       process.exit(1);
     },
   );
@@ -69,14 +69,20 @@ export function run(cmd, args, { env, cwd, input, onStderrLine, timeoutMs } = {}
     const timer = timeoutMs && setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', (err) => {
       clearTimeout(timer);
-      reject(new HubError(`cannot run ${cmd}: ${err.code === 'ENOENT' ? 'not found on PATH' : err.message}`));
+      reject(
+        new HubError(
+          `cannot run ${cmd}: ${err.code === 'ENOENT' ? 'not found on PATH' : err.message}`,
+        ),
+      );
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       if (code === 0) return resolvePromise({ stdout, stderr });
       const last = lastLine(stderr) || lastLine(stdout);
       const why = signal ? `killed by ${signal}` : `exit ${code}`;
-      const err = new HubError(`${cmd} ${args.slice(0, 3).join(' ')} failed (${why})${last ? `: ${last}` : ''}`);
+      const err = new HubError(
+        `${cmd} ${args.slice(0, 3).join(' ')} failed (${why})${last ? `: ${last}` : ''}`,
+      );
       err.stdout = stdout;
       err.stderr = stderr;
       reject(err);
@@ -215,8 +221,23 @@ async function openssl(args, cwd) {
 /** A self-signed CA: <dir>/<name>.crt and <name>.key (EC P-256, quick to generate). */
 export async function createCA(dir, name = 'ca', cn = 'siteforge-hub-ca') {
   await openssl(
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '3650', '-subj', `/CN=${cn}`,
-      '-keyout', `${name}.key`, '-out', `${name}.crt`],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '3650',
+      '-subj',
+      `/CN=${cn}`,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.crt`,
+    ],
     dir,
   );
   return { cert: join(dir, `${name}.crt`), key: join(dir, `${name}.key`) };
@@ -235,9 +256,43 @@ export async function issueCert(dir, name, { cn, org, sans = [], usage, ca = 'ca
   ];
   if (sans.length) ext.push(`subjectAltName=${sans.join(',')}`);
   writeFileSync(join(dir, `${name}.ext`), ext.join('\n') + '\n');
-  await openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', subj,
-    '-keyout', `${name}.key`, '-out', `${name}.csr`], dir);
-  await openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial',
-    '-days', '3650', '-extfile', `${name}.ext`, '-out', `${name}.crt`], dir);
+  await openssl(
+    [
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-subj',
+      subj,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+    ],
+    dir,
+  );
+  await openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${ca}.crt`,
+      '-CAkey',
+      `${ca}.key`,
+      '-CAcreateserial',
+      '-days',
+      '3650',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.crt`,
+    ],
+    dir,
+  );
   return { cert: join(dir, `${name}.crt`), key: join(dir, `${name}.key`) };
 }

@@ -7,8 +7,8 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { InputIssue, Severity } from '../shared/errors.js';
 import { cidrContains, cidrsOverlap, formatCidrNetwork, parseCidr, parseIp } from '../shared/ip.js';
 import type { Cidr, IpAddress, IpFamily } from '../shared/ip.js';
-import { locate, parseYamlFile, rawText } from '../shared/source-yaml.js';
-import type { SourcePos } from '../shared/source-yaml.js';
+import { hasLocations, locate, parseYamlFile, rawText } from '../shared/source-yaml.js';
+import type { SourceDocument, SourcePos } from '../shared/source-yaml.js';
 import { validate as validateSchema } from './schema-validator.generated.js';
 import {
   closest,
@@ -42,18 +42,52 @@ export interface LoadResult {
   readonly issues: InputIssue[];
 }
 
+/** Options of loadSiteConfigs. */
+export interface LoadOptions {
+  /**
+   * Receives each valid SiteConfig as soon as it is checked, instead of collecting them in the
+   * result. Lets a caller compile a large fleet site by site, keeping only its output alive.
+   * Cross-document rules (unique cluster names and MACs) may still fail a later document, so
+   * the caller must not publish anything before the returned issues are known.
+   */
+  readonly onSite?: (site: LoadedSiteConfig) => void;
+}
+
 /** A document being validated: where messages point and how to find positions in it. */
 export interface DocRef {
   readonly file: string;
+  /** 0-based index of the document in its file. */
+  readonly index: number;
   readonly root: unknown;
   readonly pos: SourcePos;
 }
 
 type Path = readonly (string | number)[];
 
-/** Collects issues with positions resolved against their document. */
+/** A place in a document, for messages that mention a second location. */
+export interface DocPlace {
+  readonly doc: DocRef;
+  readonly path: Path;
+}
+
+/** Placeholder in a message for the `file:line` of the issue's related place. */
+const RELATED = '{related}';
+
+interface PendingIssue {
+  readonly doc: DocRef;
+  readonly path: Path;
+  readonly at: 'value' | 'key';
+  readonly related: DocPlace | undefined;
+  readonly issue: Omit<InputIssue, 'line' | 'column'>;
+}
+
+/**
+ * Collects issues. Positions are resolved at the end: documents parsed without positions (the
+ * fast path) are parsed again with positions, only when they have something to report.
+ */
 export class IssueCollector {
-  readonly issues: InputIssue[] = [];
+  private readonly pending: PendingIssue[] = [];
+  private errors = 0;
 
   add(
     doc: DocRef,
@@ -63,22 +97,55 @@ export class IssueCollector {
     message: string,
     hint?: string,
     at: 'value' | 'key' = 'value',
+    related?: DocPlace,
   ): void {
-    const pos = locate(doc.root, doc.pos, path, at);
-    this.issues.push({
-      severity,
-      code,
-      message,
-      ...(hint === undefined ? {} : { hint }),
-      file: doc.file,
-      line: pos.line,
-      column: pos.column,
-      path: `/${path.join('/')}`,
+    if (severity === 'error') this.errors++;
+    this.pending.push({
+      doc,
+      path,
+      at,
+      related,
+      issue: { severity, code, message, ...(hint === undefined ? {} : { hint }), file: doc.file, path: `/${path.join('/')}` },
     });
   }
 
+  /** Adds an issue whose position is already known (YAML syntax errors). */
+  addPositioned(issue: InputIssue): void {
+    if (issue.severity === 'error') this.errors++;
+    const doc: DocRef = { file: issue.file, index: -1, root: undefined, pos: { line: issue.line, column: issue.column } };
+    this.pending.push({ doc, path: [], at: 'value', related: undefined, issue });
+  }
+
   get errorCount(): number {
-    return this.issues.filter((issue) => issue.severity === 'error').length;
+    return this.errors;
+  }
+
+  /**
+   * Resolves every position. `withPositions(doc)` returns the same document parsed with
+   * positions (or undefined when there is no source to parse again).
+   */
+  resolve(withPositions: (doc: DocRef) => DocRef | undefined = () => undefined): InputIssue[] {
+    const cache = new Map<DocRef, DocRef>();
+    const located = (doc: DocRef): DocRef => {
+      if (doc.root === undefined || (doc.root !== null && hasLocations(doc.root))) return doc;
+      let found = cache.get(doc);
+      if (!found) {
+        found = withPositions(doc) ?? doc;
+        cache.set(doc, found);
+      }
+      return found;
+    };
+    return this.pending.map(({ doc, path, at, related, issue }) => {
+      const target = located(doc);
+      const pos = target.root === undefined ? target.pos : locate(target.root, target.pos, path, at);
+      let message = issue.message;
+      if (related) {
+        const other = located(related.doc);
+        const line = locate(other.root, other.pos, related.path).line;
+        message = message.replace(RELATED, `${other.file}:${String(line)}`);
+      }
+      return { ...issue, message, line: pos.line, column: pos.column };
+    });
   }
 }
 
@@ -96,14 +163,16 @@ function isSiteConfigDocument(value: unknown): boolean {
  * Reads, parses and validates SiteConfig files. Pure: the caller supplies the file texts.
  * Documents of other kinds are skipped with a note.
  */
-export function loadSiteConfigs(files: readonly SourceFile[]): LoadResult {
+export function loadSiteConfigs(files: readonly SourceFile[], options: LoadOptions = {}): LoadResult {
   const report = new IssueCollector();
   const fleet = new FleetIndex();
   const sites: LoadedSiteConfig[] = [];
+  const texts = new Map<string, string>();
   for (const file of files) {
-    const parsed = parseYamlFile(file.path, file.text);
+    texts.set(file.path, file.text);
+    const parsed = parseYamlFile(file.path, file.text, { locations: false });
     for (const error of parsed.errors) {
-      report.issues.push({
+      report.addPositioned({
         severity: 'error',
         code: error.code,
         message: error.message,
@@ -116,7 +185,7 @@ export function loadSiteConfigs(files: readonly SourceFile[]): LoadResult {
     }
     for (const document of parsed.documents) {
       if (document.value === null) continue;
-      const doc: DocRef = { file: file.path, root: document.value, pos: document.pos };
+      const doc: DocRef = { file: file.path, index: document.index, root: document.value, pos: document.pos };
       if (!isSiteConfigDocument(document.value)) {
         const { kind } = document.value as { kind?: unknown };
         report.add(
@@ -133,20 +202,32 @@ export function loadSiteConfigs(files: readonly SourceFile[]): LoadResult {
       const site = document.value as SiteConfig;
       checkSemantics(doc, site, report, fleet, broken);
       if (report.errorCount === before) {
-        sites.push({ file: file.path, documentIndex: document.index, siteConfig: normalize(site) });
+        const loaded = { file: file.path, documentIndex: document.index, siteConfig: normalize(site) };
+        if (options.onSite) options.onSite(loaded);
+        else sites.push(loaded);
       }
     }
   }
-  return { sites, issues: report.issues };
+  const reparsed = new Map<string, SourceDocument[]>();
+  const issues = report.resolve((doc) => {
+    let documents = reparsed.get(doc.file);
+    if (!documents) {
+      documents = parseYamlFile(doc.file, texts.get(doc.file) ?? '').documents;
+      reparsed.set(doc.file, documents);
+    }
+    const again = documents[doc.index];
+    return again ? { ...doc, root: again.value, pos: again.pos } : undefined;
+  });
+  return { sites, issues };
 }
 
 /** Validates an in-memory SiteConfig (the TypeScript API); issues point at `label`. */
 export function validateSiteConfig(siteConfig: SiteConfig, label: string, fleet = new FleetIndex()): InputIssue[] {
   const report = new IssueCollector();
-  const doc: DocRef = { file: label, root: siteConfig, pos: { line: 0, column: 0 } };
+  const doc: DocRef = { file: label, index: 0, root: siteConfig, pos: { line: 0, column: 0 } };
   const broken = checkStructure(doc, report);
   checkSemantics(doc, siteConfig, report, fleet, broken);
-  return report.issues;
+  return report.resolve();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -162,7 +243,10 @@ function checkStructure(doc: DocRef, report: IssueCollector): string[] {
     const issue = describeSchemaError(error, path);
     if (!issue) continue;
     report.add(doc, issue.severity, issue.code, issue.path, issue.message, issue.hint, issue.at);
-    if (issue.severity === 'error') broken.push(`/${issue.path.join('/')}`.replace(/^\/$/, ''));
+    if (issue.severity !== 'error') continue;
+    // A missing field breaks only itself: its siblings can still be checked.
+    const brokenPath = error.keyword === 'required' ? [...path, String((error.params as { missingProperty: string }).missingProperty)] : issue.path;
+    broken.push(brokenPath.length === 0 ? '' : `/${brokenPath.join('/')}`);
   }
   return broken;
 }
@@ -297,8 +381,13 @@ function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | u
 
 /** Facts gathered across all input documents, for uniqueness rules. */
 export class FleetIndex {
-  readonly clusterNames = new Map<string, string>();
-  readonly macs = new Map<string, { where: string; owner: string }>();
+  readonly clusterNames = new Map<string, DocPlace>();
+  readonly macs = new Map<string, { place: DocPlace; owner: string }>();
+
+  /** A place that does not keep its document alive; positions are found again when reported. */
+  static place(doc: DocRef, path: Path): DocPlace {
+    return { doc: { file: doc.file, index: doc.index, root: null, pos: doc.pos }, path };
+  }
 }
 
 /** True when a structural error lies at, below or above `pointer`. */
@@ -338,12 +427,11 @@ function checkClusterName(doc: DocRef, cluster: SiteConfigCluster, at: Path, rep
   if (name.startsWith('ztp')) {
     report.add(doc, 'error', 'CLUSTER_NAME_RESERVED', path, `clusterName "${name}" starts with "ztp"`, 'namespaces starting with "ztp" are reserved for the ZTP policies; rename the cluster');
   }
-  const here = `${doc.file}:${String(locate(doc.root, doc.pos, path).line)}`;
   const first = fleet.clusterNames.get(name);
   if (first !== undefined) {
-    report.add(doc, 'error', 'CLUSTER_NAME_DUPLICATE', path, `clusterName "${name}" is already used at ${first}`, 'every cluster needs its own name: it names the namespace and the hub objects');
+    report.add(doc, 'error', 'CLUSTER_NAME_DUPLICATE', path, `clusterName "${name}" is already used at ${RELATED}`, 'every cluster needs its own name: it names the namespace and the hub objects', 'value', first);
   } else {
-    fleet.clusterNames.set(name, here);
+    fleet.clusterNames.set(name, FleetIndex.place(doc, path));
   }
 }
 
@@ -676,12 +764,11 @@ class ClusterChecker {
 
   /** Records that a host owns a MAC; a second host with the same MAC anywhere in the input is an error. */
   private claimMac(node: SiteConfigNode, key: string, path: Path): void {
-    const where = `${this.doc.file}:${String(locate(this.doc.root, this.doc.pos, path).line)}`;
     const owner = `${this.cluster.clusterName}/${node.hostName}`;
     const first = this.fleet.macs.get(key);
-    if (!first) this.fleet.macs.set(key, { where, owner });
+    if (!first) this.fleet.macs.set(key, { place: FleetIndex.place(this.doc, path), owner });
     else if (first.owner !== owner) {
-      this.error('MAC_DUPLICATE', path, `MAC ${key} is also used by ${first.owner} (${first.where})`, 'MAC addresses identify hosts; every host in the fleet needs its own');
+      this.report.add(this.doc, 'error', 'MAC_DUPLICATE', path, `MAC ${key} is also used by ${first.owner} (${RELATED})`, 'MAC addresses identify hosts; every host in the fleet needs its own', 'value', first.place);
     }
   }
 

@@ -4,6 +4,7 @@ import { formatIssue } from '../../src/shared/errors.js';
 import type { InputIssue, Severity } from '../../src/shared/errors.js';
 import { loadSiteConfigs } from '../../src/siteconfig/index.js';
 import type { LoadResult, SourceFile } from '../../src/siteconfig/index.js';
+import { loadText, snoSite } from '../support/sites.js';
 
 // ---------------------------------------------------------------------------------------------
 // The one valid site every scenario starts from: a single-node cluster with a static IPv4
@@ -1389,5 +1390,20 @@ describe('reporting', () => {
       error('HOST_PREFIX_INVALID', at(text, 'hostPrefix: 12', '12')),
     ]);
     expect(load(text).issues[0]!.message).toBe('"spec.clusters.0" must be a map, not null');
+  });
+});
+
+describe('missing fields do not hide other problems', () => {
+  it('still checks the clusters of a SiteConfig without metadata', () => {
+    const text = snoSite({ cluster: '      clusterNetwork:\n        - cidr: 10.128.0.0/33\n' }).replace(/metadata:\n {2}name: site-sno1\n/, '');
+    const codes = loadText(text).issues.map((i) => i.code).sort();
+    expect(codes).toEqual(['CIDR_INVALID', 'MISSING_FIELD']);
+  });
+
+  it('reports a cluster without nodes and still checks its sibling cluster', () => {
+    const base = snoSite({ cluster: '      clusterNetwork:\n        - cidr: 10.128.0.0/33\n' });
+    const text = base.replace('  clusters:\n', '  clusters:\n    - clusterName: empty-one\n');
+    const codes = loadText(text).issues.map((i) => i.code).sort();
+    expect(codes).toEqual(['CIDR_INVALID', 'MISSING_FIELD']);
   });
 });

@@ -7,9 +7,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compareIssues, formatIssue, SiteForgeError, UsageError } from '../../shared/errors.js';
 import type { InputIssue } from '../../shared/errors.js';
-import { emitYaml, emitYamlStream } from '../../shared/yaml-emit.js';
-import { compileFleet, loadSiteConfigs, siteConfigSchema } from '../../siteconfig/index.js';
-import type { CompiledCluster } from '../../siteconfig/index.js';
+import { emitYaml } from '../../shared/yaml-emit.js';
+import { compileSiteConfig, loadSiteConfigs, siteConfigSchema } from '../../siteconfig/index.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
 
 /** Where the CLI writes; injectable for tests. */
@@ -122,21 +121,44 @@ function compile(args: ParsedArgs, io: CliIo): number {
   if (args.paths.length === 0) throw new UsageError(`${String(args.command)} needs at least one file or directory`);
   if (args.output !== undefined && args.command !== 'generate') throw new UsageError('--output only applies to generate');
   const files = listInputFiles(args.paths, io.cwd);
-  const { sites, issues } = loadSiteConfigs(readInputFiles(files, io.cwd));
+  // Compile site by site as each is validated, keeping only YAML text alive: a fleet of
+  // thousands of sites then costs little more memory than its output.
+  const rendered: RenderedCluster[] = [];
+  let siteCount = 0;
+  const generate = args.command === 'generate';
+  const { issues } = loadSiteConfigs(readInputFiles(files, io.cwd), {
+    onSite: (site) => {
+      siteCount++;
+      if (!generate) {
+        rendered.push(...site.siteConfig.spec.clusters.map((c) => ({ clusterName: c.clusterName, documents: [] })));
+        return;
+      }
+      for (const cluster of compileSiteConfig(site.siteConfig)) {
+        rendered.push({
+          clusterName: cluster.clusterName,
+          documents: cluster.manifests.map((m) => ({ fileName: `${m.kind.toLowerCase()}_${m.metadata.name}.yaml`, yaml: emitYaml(m) })),
+        });
+      }
+    },
+  });
   const failed = reportIssues(issues, args.strict, io);
   if (failed) return ExitCode.Invalid;
-  if (sites.length === 0) {
+  if (siteCount === 0) {
     io.stderr(`siteforge: no SiteConfig found in ${args.paths.join(', ')}\n`);
     return ExitCode.Invalid;
   }
-  if (args.command === 'validate') {
-    const clusters = sites.reduce((n, site) => n + site.siteConfig.spec.clusters.length, 0);
-    io.stderr(`siteforge: ${String(sites.length)} SiteConfig(s), ${String(clusters)} cluster(s): valid\n`);
+  if (!generate) {
+    io.stderr(`siteforge: ${String(siteCount)} SiteConfig(s), ${String(rendered.length)} cluster(s): valid\n`);
     return ExitCode.Ok;
   }
-  const clusters = compileFleet(sites.map((site) => site.siteConfig));
-  if (args.output === undefined) io.stdout(emitYamlStream(clusters.flatMap((cluster) => cluster.manifests)));
-  else writeOutputDir(resolve(io.cwd, args.output), clusters);
+  rendered.sort((a, b) => (a.clusterName < b.clusterName ? -1 : a.clusterName > b.clusterName ? 1 : 0));
+  if (args.output !== undefined) {
+    writeOutputDir(resolve(io.cwd, args.output), rendered);
+    return ExitCode.Ok;
+  }
+  const stream: string[] = [];
+  for (const cluster of rendered) for (const doc of cluster.documents) stream.push('---\n', doc.yaml);
+  io.stdout(stream.join(''));
   return ExitCode.Ok;
 }
 
@@ -162,7 +184,13 @@ const OUTPUT_MARKER = '.siteforge-output';
  * beside DIR and swapped in, so a failure never leaves half an output; a DIR that SiteForge
  * did not create is never replaced.
  */
-function writeOutputDir(dir: string, clusters: readonly CompiledCluster[]): void {
+/** The YAML of one cluster's objects, in apply order, with their output file names. */
+interface RenderedCluster {
+  readonly clusterName: string;
+  readonly documents: readonly { readonly fileName: string; readonly yaml: string }[];
+}
+
+function writeOutputDir(dir: string, clusters: readonly RenderedCluster[]): void {
   if (existsSync(dir) && readdirSync(dir).length > 0 && !existsSync(join(dir, OUTPUT_MARKER))) {
     throw new UsageError(`${dir} exists and was not written by siteforge; choose an empty or new directory`);
   }
@@ -171,12 +199,9 @@ function writeOutputDir(dir: string, clusters: readonly CompiledCluster[]): void
   mkdirSync(staging, { recursive: true });
   try {
     writeFileSync(join(staging, OUTPUT_MARKER), 'written by siteforge generate; replaced on every run\n');
-    for (const { clusterName, manifests } of clusters) {
+    for (const { clusterName, documents } of clusters) {
       mkdirSync(join(staging, clusterName));
-      for (const manifest of manifests) {
-        const file = `${manifest.kind.toLowerCase()}_${manifest.metadata.name}.yaml`;
-        writeFileSync(join(staging, clusterName, file), emitYaml(manifest));
-      }
+      for (const { fileName, yaml } of documents) writeFileSync(join(staging, clusterName, fileName), yaml);
     }
     const previous = `${dir}.old-${String(process.pid)}`;
     if (existsSync(dir)) renameSync(dir, previous);
