@@ -9,15 +9,17 @@
 
 /** Serialises one value as a YAML document body (no `---`), ending with a newline. */
 export function emitYaml(value: unknown): string {
-  if (isCollection(value) && !isEmptyCollection(value)) return block(value, 0);
-  return `${scalar(value, 0)}\n`;
+  if (!isCollection(value) || isEmptyCollection(value)) return `${scalar(value, 0)}\n`;
+  // Pieces are collected and joined once: the result is one flat string, where concatenation
+  // would leave a rope of thousands of nodes per document alive until it is written.
+  const out: string[] = [];
+  block(value, 0, out);
+  return out.join('');
 }
 
 /** Serialises several values as one `---`-separated YAML stream. */
 export function emitYamlStream(values: readonly unknown[]): string {
-  let out = '';
-  for (const value of values) out += `---\n${emitYaml(value)}`;
-  return out;
+  return values.map((value) => `---\n${emitYaml(value)}`).join('');
 }
 
 type Collection = readonly unknown[] | Readonly<Record<string, unknown>>;
@@ -28,7 +30,8 @@ function isCollection(value: unknown): value is Collection {
 
 function isEmptyCollection(value: Collection): boolean {
   if (Array.isArray(value)) return value.length === 0;
-  return Object.values(value).every((child) => child === undefined);
+  for (const key in value) if ((value as Record<string, unknown>)[key] !== undefined) return false;
+  return true;
 }
 
 const PAD: string[] = [];
@@ -36,31 +39,41 @@ function pad(indent: number): string {
   return (PAD[indent] ??= ' '.repeat(indent));
 }
 
-function block(value: Collection, indent: number): string {
-  let out = '';
+/**
+ * Writes a map or sequence. `first` is what starts its first line: the padding, or a single
+ * space when the block continues a `- ` line (maps inside sequences start on the dash line).
+ */
+function block(value: Collection, indent: number, out: string[], first = pad(indent)): void {
+  let lead = first;
   if (Array.isArray(value)) {
-    for (const item of value as readonly unknown[]) out += `${pad(indent)}-${child(item, indent + 2, true)}`;
-    return out;
+    for (const item of value as readonly unknown[]) {
+      out.push(lead, '-');
+      child(item, indent + 2, out, true);
+      lead = pad(indent);
+    }
+    return;
   }
   const record = value as Readonly<Record<string, unknown>>;
   for (const key of Object.keys(record).sort()) {
     const item = record[key];
-    if (item !== undefined) out += `${pad(indent)}${plainKey(key)}:${child(item, indent + 2, false)}`;
+    if (item === undefined) continue;
+    out.push(lead, plainKey(key), ':');
+    child(item, indent + 2, out, false);
+    lead = pad(indent);
   }
-  return out;
 }
 
-/**
- * Renders the value after `key:` or `-`. Maps inside sequences start on the dash line
- * (`- name: x`); collections inside maps go on the following lines, indented by two.
- */
-function child(item: unknown, indent: number, inSequence: boolean): string {
+/** Writes the value after `key:` or `-`. */
+function child(item: unknown, indent: number, out: string[], inSequence: boolean): void {
   if (!isCollection(item) || isEmptyCollection(item)) {
     const text = scalar(item, indent);
-    return text.endsWith('\n') ? ` ${text}` : ` ${text}\n`;
+    out.push(' ', text, text.endsWith('\n') ? '' : '\n');
+  } else if (inSequence) {
+    block(item, indent, out, ' ');
+  } else {
+    out.push('\n');
+    block(item, indent, out);
   }
-  // The first line of a nested block starts with its padding; on the dash line one space will do.
-  return inSequence ? ` ${block(item, indent).slice(indent)}` : `\n${block(item, indent)}`;
 }
 
 const PLAIN_START = /^[A-Za-z0-9_./=+(]/;

@@ -59,7 +59,16 @@ export interface BmcAddress {
 }
 
 /** Parses a BareMetalHost `bmc.address`; returns a problem description when it is not valid. */
+const SIMPLE_BMC_URL = /^([a-z0-9-]+)(?:\+(https?))?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::[0-9]{1,5})?(?:\/[^\s?#]*)?$/;
+
 export function parseBmcAddress(address: string): BmcAddress | { problem: string; hint: string } {
+  // The usual `scheme[+transport]://host[:port]/path` needs no URL parser (costly per host).
+  const simple = SIMPLE_BMC_URL.exec(address);
+  const simpleEntry = simple ? BMC_SCHEMES[simple[1]!] : undefined;
+  if (simple && simpleEntry) {
+    const host = simple[3]!.startsWith('[') ? simple[3]! : simple[3]!.toLowerCase();
+    return { scheme: simple[1]!, transport: simple[2] === 'http' ? 'http' : 'https', host, virtualMedia: simpleEntry.virtualMedia };
+  }
   const known = Object.keys(BMC_SCHEMES).join(', ');
   let text = address;
   const opaque = /^([a-z0-9+-]+):(?!\/\/)/.exec(text);
