@@ -13,16 +13,30 @@ const noIo = {
     { name: 'undici', message: 'siteconfig is pure' },
     { name: '@kubernetes/client-node', message: 'siteconfig is pure' },
   ],
-  patterns: [{ group: ['**/plugins/**', '**/bmac/**'], message: 'siteconfig must not depend on its edges' }],
+  patterns: [
+    { group: ['**/plugins/**', '**/bmac/**'], message: 'siteconfig must not depend on its edges' },
+  ],
 };
 
 export default tseslint.config(
-  { ignores: ['build/', 'dist/', 'coverage/', 'node_modules/', 'src/imports/', '.cache/'] },
+  {
+    ignores: [
+      'build/',
+      'dist/',
+      'coverage/',
+      'node_modules/',
+      'src/imports/',
+      '.cache/',
+      'src/**/*.generated.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   ...tseslint.configs.stylisticTypeChecked,
   {
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
     rules: {
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -36,7 +50,10 @@ export default tseslint.config(
     files: ['src/siteconfig/**/*.ts', 'src/shared/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', noIo],
-      'no-restricted-globals': ['error', { name: 'process', message: 'siteconfig and shared are pure: no env, argv or stdio' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'siteconfig and shared are pure: no env, argv or stdio' },
+      ],
     },
   },
   {
@@ -44,7 +61,18 @@ export default tseslint.config(
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: {
       parserOptions: { projectService: false },
-      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly', AbortSignal: 'readonly', Buffer: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        fetch: 'readonly',
+        AbortSignal: 'readonly',
+        Buffer: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+      },
     },
     rules: { 'no-console': 'off' },
   },

@@ -28,7 +28,10 @@ function measure(args) {
   const walls = [];
   let rss = 0;
   for (let i = 0; i < repeats; i++) {
-    const [wall, maxRssKb] = execFileSync('python3', ['-c', MEASURE, ...args], { encoding: 'utf8' }).trim().split(' ').map(Number);
+    const [wall, maxRssKb] = execFileSync('python3', ['-c', MEASURE, ...args], { encoding: 'utf8' })
+      .trim()
+      .split(' ')
+      .map(Number);
     walls.push(wall);
     rss = Math.max(rss, maxRssKb / 1024);
   }
@@ -39,22 +42,32 @@ function measure(args) {
 const work = mkdtempSync(join(tmpdir(), 'siteforge-bench-'));
 try {
   const startup = measure([process.execPath, cli, '--version']);
-  console.log(`node + siteforge start-up: ${startup.wall.toFixed(3)} s, peak RSS ${startup.rss.toFixed(0)} MB`);
+  console.log(
+    `node + siteforge start-up: ${startup.wall.toFixed(3)} s, peak RSS ${startup.rss.toFixed(0)} MB`,
+  );
   console.log('\nsiteforge generate DIR (SNO sites with nodeNetwork, one SiteConfig file each)');
   console.log('sites  objects  wall (median of ' + repeats + ')  sites/s   peak RSS');
   const rows = [];
   for (const n of sizes) {
     const dir = writeSyntheticFleet(join(work, `fleet-${n}`), n);
-    const objects = execFileSync(process.execPath, [cli, 'generate', dir], { encoding: 'utf8', maxBuffer: 1 << 30 }).split('\n---\n').length;
+    const objects = execFileSync(process.execPath, [cli, 'generate', dir], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+    }).split('\n---\n').length;
     const { wall, rss } = measure([process.execPath, cli, 'generate', dir]);
     rows.push({ n, wall });
-    console.log(`${String(n).padStart(5)}  ${String(objects).padStart(7)}  ${wall.toFixed(3).padStart(8)} s          ${String(Math.round(n / wall)).padStart(6)}   ${rss.toFixed(0)} MB`);
+    console.log(
+      `${String(n).padStart(5)}  ${String(objects).padStart(7)}  ${wall.toFixed(3).padStart(8)} s          ${String(Math.round(n / wall)).padStart(6)}   ${rss.toFixed(0)} MB`,
+    );
   }
   if (rows.length >= 2) {
     const [a, b] = [rows[0], rows[rows.length - 1]];
     const marginal = (b.wall - a.wall) / (b.n - a.n);
-    console.log(`\nmarginal cost ${(marginal * 1000).toFixed(3)} ms/site between ${a.n} and ${b.n} sites (linear if the per-site cost of each size is close to it)`);
-    for (const row of rows) console.log(`  ${row.n} sites: ${((row.wall / row.n) * 1000).toFixed(3)} ms/site overall`);
+    console.log(
+      `\nmarginal cost ${(marginal * 1000).toFixed(3)} ms/site between ${a.n} and ${b.n} sites (linear if the per-site cost of each size is close to it)`,
+    );
+    for (const row of rows)
+      console.log(`  ${row.n} sites: ${((row.wall / row.n) * 1000).toFixed(3)} ms/site overall`);
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

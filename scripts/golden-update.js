@@ -10,11 +10,17 @@ execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'i
 const examples = join(root, 'examples', 'sites');
 const golden = join(root, 'test', 'golden');
 mkdirSync(golden, { recursive: true });
-for (const file of readdirSync(examples).filter((f) => f.endsWith('.yaml')).sort()) {
-  const output = execFileSync(process.execPath, [join(root, 'bin', 'siteforge.js'), 'generate', join('examples', 'sites', file)], {
-    cwd: root,
-    encoding: 'utf8',
-  });
+for (const file of readdirSync(examples)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort()) {
+  const output = execFileSync(
+    process.execPath,
+    [join(root, 'bin', 'siteforge.js'), 'generate', join('examples', 'sites', file)],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  );
   writeFileSync(join(golden, file), output);
   console.log(`updated test/golden/${basename(file)}`);
 }

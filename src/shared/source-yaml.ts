@@ -11,6 +11,7 @@
  * thousands of sites (see bench/).
  */
 import { createRequire } from 'node:module';
+import type * as YamlModule from 'yaml';
 import type { Document, LineCounter as LineCounterType, Node as YamlNode } from 'yaml';
 
 /** A 1-based line and column in a source file. */
@@ -139,7 +140,26 @@ const EXP_RE = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/;
 const INF_RE = /^[-+]?\.(?:inf|Inf|INF)$/;
 const NAN_RE = /^\.(?:nan|NaN|NAN)$/;
 /** First characters that make a plain scalar something else (YAML indicators). */
-const INDICATORS = new Set(['?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', "'", '"', '%', '@', '`']);
+const INDICATORS = new Set([
+  '?',
+  ':',
+  ',',
+  '[',
+  ']',
+  '{',
+  '}',
+  '#',
+  '&',
+  '*',
+  '!',
+  '|',
+  '>',
+  "'",
+  '"',
+  '%',
+  '@',
+  '`',
+]);
 /** Escapes JSON.parse understands with the same meaning as YAML. */
 const JSON_ESCAPES = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/g;
 
@@ -148,8 +168,18 @@ function resolvePlain(text: string): unknown {
   // Most scalars are names: a first character that no null, bool or number starts with.
   const c = text.charCodeAt(0);
   const maybeSpecial =
-    Number.isNaN(c) || (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46 || c === 126 ||
-    c === 110 || c === 78 || c === 116 || c === 84 || c === 102 || c === 70;
+    Number.isNaN(c) ||
+    (c >= 48 && c <= 57) ||
+    c === 43 ||
+    c === 45 ||
+    c === 46 ||
+    c === 126 ||
+    c === 110 ||
+    c === 78 ||
+    c === 116 ||
+    c === 84 ||
+    c === 102 ||
+    c === 70;
   if (!maybeSpecial) return text;
   if (NULL_RE.test(text)) return null;
   if (BOOL_RE.test(text)) return text.startsWith('t') || text.startsWith('T');
@@ -206,7 +236,12 @@ class FastParser {
       if (first < 0) {
         // An empty document between two markers, or before the first one, is no document.
         if (explicitStart) {
-          documents.push({ file, index: documents.length, value: null, pos: { line: start + 1, column: 1 } });
+          documents.push({
+            file,
+            index: documents.length,
+            value: null,
+            pos: { line: start + 1, column: 1 },
+          });
         }
         return;
       }
@@ -357,10 +392,15 @@ class FastParser {
       else throw new OutOfSubset();
     } else {
       const plain = stripComment(text);
-      if (first === undefined || INDICATORS.has(first) || (first === '-' && /^-(?:\s|$)/.test(plain))) {
+      if (
+        first === undefined ||
+        INDICATORS.has(first) ||
+        (first === '-' && /^-(?:\s|$)/.test(plain))
+      ) {
         throw new OutOfSubset();
       }
-      if (plain.includes(': ') || plain.endsWith(':') || plain.includes('\t')) throw new OutOfSubset();
+      if (plain.includes(': ') || plain.endsWith(':') || plain.includes('\t'))
+        throw new OutOfSubset();
       const value = resolvePlain(plain);
       result = typeof value === 'string' ? { value } : { value, raw: plain };
     }
@@ -422,7 +462,6 @@ class FastParser {
   }
 }
 
-
 function leadingSpaces(text: string): number {
   let n = 0;
   while (text.charCodeAt(n) === 32) n++;
@@ -455,7 +494,8 @@ function splitKey(text: string): { key: string; valueOffset: number } | undefine
     if (after !== undefined && after !== ' ') return undefined;
     return { key: quoted.value, valueOffset: quoted.length + 1 };
   }
-  if (first === undefined || INDICATORS.has(first) || (first === '-' && /^-(?:\s|$)/.test(text))) return undefined;
+  if (first === undefined || INDICATORS.has(first) || (first === '-' && /^-(?:\s|$)/.test(text)))
+    return undefined;
   let colon = text.indexOf(':');
   while (colon >= 0) {
     const after = text[colon + 1];
@@ -512,10 +552,12 @@ function fastParse(file: string, text: string, located: boolean): ParsedFile | u
 // ---------------------------------------------------------------------------------------------
 // Library path
 
+type YamlLibrary = typeof YamlModule;
+
 /** The `yaml` library, loaded on first use: most runs never need it. */
-let yamlLibrary: typeof import('yaml') | undefined;
-function library(): typeof import('yaml') {
-  yamlLibrary ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+let yamlLibrary: YamlLibrary | undefined;
+function library(): YamlLibrary {
+  yamlLibrary ??= createRequire(import.meta.url)('yaml') as YamlLibrary;
   return yamlLibrary;
 }
 
@@ -562,7 +604,10 @@ class UnsupportedYaml extends Error {
   }
 }
 
-function nodePos(node: YamlNode | null | undefined, toPos: (offset: number) => SourcePos): SourcePos {
+function nodePos(
+  node: YamlNode | null | undefined,
+  toPos: (offset: number) => SourcePos,
+): SourcePos {
   return node?.range ? toPos(node.range[0]) : { line: 1, column: 1 };
 }
 
@@ -632,7 +677,12 @@ function scalarKey(value: unknown): string {
 }
 
 function rawOf(node: YamlNode | null): string | undefined {
-  if (node && library().isScalar(node) && typeof node.value !== 'string' && typeof node.source === 'string') {
+  if (
+    node &&
+    library().isScalar(node) &&
+    typeof node.value !== 'string' &&
+    typeof node.source === 'string'
+  ) {
     return node.source;
   }
   return undefined;

@@ -30,7 +30,8 @@ function isCollection(value: unknown): value is Collection {
 
 function isEmptyCollection(value: Collection): boolean {
   if (Array.isArray(value)) return value.length === 0;
-  for (const key in value) if ((value as Record<string, unknown>)[key] !== undefined) return false;
+  for (const key of Object.keys(value))
+    if ((value as Record<string, unknown>)[key] !== undefined) return false;
   return true;
 }
 

@@ -68,7 +68,9 @@ export function compileSiteConfig(site: SiteConfig): CompiledCluster[] {
 
 /** Compiles several SiteConfigs; clusters come sorted by name, objects by wave, kind and name. */
 export function compileFleet(sites: readonly SiteConfig[]): CompiledCluster[] {
-  return sites.flatMap((site) => compileSiteConfig(site)).sort((a, b) => compareText(a.clusterName, b.clusterName));
+  return sites
+    .flatMap((site) => compileSiteConfig(site))
+    .sort((a, b) => compareText(a.clusterName, b.clusterName));
 }
 
 function compareText(a: string, b: string): number {
@@ -128,7 +130,8 @@ class ClusterCompiler {
   compile(): Manifest[] {
     const out: Manifest[] = [];
     const add = (manifest: Manifest | undefined, node?: SiteConfigNode): void => {
-      if (manifest && !this.suppressed(manifest.kind, node)) out.push(this.decorate(manifest, node));
+      if (manifest && !this.suppressed(manifest.kind, node))
+        out.push(this.decorate(manifest, node));
     };
     add(this.namespace());
     add(this.agentClusterInstall());
@@ -160,14 +163,23 @@ class ClusterCompiler {
       [Keys.SyncWave]: String(SyncWaves[manifest.kind] ?? 0),
       [Keys.ZtpGenerated]: '{}',
     };
-    const levels = NODE_KINDS.has(manifest.kind) ? [node, this.cluster, this.site.spec] : [this.cluster, this.site.spec];
-    const extra = levels.map((level) => level?.crAnnotations?.add?.[manifest.kind]).find((entry) => entry !== undefined);
-    for (const [key, value] of Object.entries(extra ?? {})) if (!(key in annotations)) annotations[key] = value;
+    const levels = NODE_KINDS.has(manifest.kind)
+      ? [node, this.cluster, this.site.spec]
+      : [this.cluster, this.site.spec];
+    const extra = levels
+      .map((level) => level?.crAnnotations?.add?.[manifest.kind])
+      .find((entry) => entry !== undefined);
+    for (const [key, value] of Object.entries(extra ?? {}))
+      if (!(key in annotations)) annotations[key] = value;
     return { ...manifest, metadata: { ...manifest.metadata, annotations } };
   }
 
   private namespace(): Manifest {
-    return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: this.name, labels: { name: this.name } } };
+    return {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: this.name, labels: { name: this.name } },
+    };
   }
 
   private manifestRefs(): Record<string, unknown> {
@@ -182,13 +194,17 @@ class ClusterCompiler {
 
   private agentClusterInstall(): Manifest {
     const { cluster, site } = this;
-    const annotations: Record<string, string> = { [Keys.InstallConfigOverrides]: installConfigOverrides(cluster) };
+    const annotations: Record<string, string> = {
+      [Keys.InstallConfigOverrides]: installConfigOverrides(cluster),
+    };
     if (cluster.nodes.some((node) => node.cpuset !== undefined)) {
       annotations[Keys.CpusetDeprecation] =
         'cpuset is deprecated since OpenShift 4.15; use cpuPartitioningMode: AllNodes and a PerformanceProfile';
     }
     const networking = compact({
-      clusterNetwork: cluster.clusterNetwork?.map((n) => compact({ cidr: n.cidr, hostPrefix: n.hostPrefix })),
+      clusterNetwork: cluster.clusterNetwork?.map((n) =>
+        compact({ cidr: n.cidr, hostPrefix: n.hostPrefix }),
+      ),
       machineNetwork: cluster.machineNetwork?.map((n) => ({ cidr: n.cidr })),
       serviceNetwork: cluster.serviceNetwork,
     });
@@ -232,7 +248,9 @@ class ClusterCompiler {
           version: 'v1beta1',
         },
         clusterName: this.name,
-        platform: { agentBareMetal: { agentSelector: { matchLabels: { 'cluster-name': this.name } } } },
+        platform: {
+          agentBareMetal: { agentSelector: { matchLabels: { 'cluster-name': this.name } } },
+        },
         pullSecretRef: { name: this.site.spec.pullSecretRef.name },
       },
     };
@@ -308,10 +326,16 @@ class ClusterCompiler {
     return {
       apiVersion: 'agent-install.openshift.io/v1beta1',
       kind: 'NMStateConfig',
-      metadata: { name: node.hostName, namespace: this.name, labels: { [Keys.NmstateLabel]: this.name } },
+      metadata: {
+        name: node.hostName,
+        namespace: this.name,
+        labels: { [Keys.NmstateLabel]: this.name },
+      },
       spec: compact({
         config: hasConfig ? network.config : undefined,
-        interfaces: hasInterfaces ? network?.interfaces?.map((nic) => ({ name: nic.name, macAddress: nic.macAddress })) : undefined,
+        interfaces: hasInterfaces
+          ? network?.interfaces?.map((nic) => ({ name: nic.name, macAddress: nic.macAddress }))
+          : undefined,
       }),
     };
   }
@@ -323,7 +347,8 @@ class ClusterCompiler {
     };
     if (node.ironicInspect === 'disabled') annotations[Keys.InspectDisabled] = 'disabled';
     if (node.installerArgs !== undefined) annotations[Keys.BmacInstallerArgs] = node.installerArgs;
-    if (node.ignitionConfigOverride !== undefined) annotations[Keys.BmacIgnitionOverrides] = node.ignitionConfigOverride;
+    if (node.ignitionConfigOverride !== undefined)
+      annotations[Keys.BmacIgnitionOverrides] = node.ignitionConfigOverride;
     for (const [key, value] of Object.entries(node.nodeLabels ?? {})) {
       annotations[`${Keys.BmacNodeLabelPrefix}${key}`] = value;
     }

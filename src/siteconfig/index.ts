@@ -8,7 +8,19 @@ export type {
   SiteConfigSpec,
 } from './types.js';
 export { siteConfigSchema } from './schema.js';
-export { FleetIndex, loadSiteConfigs, normalizeSiteConfig, validateSiteConfig } from './validate.js';
+export {
+  FleetIndex,
+  loadSiteConfigs,
+  normalizeSiteConfig,
+  validateSiteConfig,
+} from './validate.js';
 export type { LoadedSiteConfig, LoadOptions, LoadResult, SourceFile } from './validate.js';
-export { compileFleet, compileSiteConfig, installConfigOverrides, Keys, SyncWaves, waveOf } from './compile.js';
+export {
+  compileFleet,
+  compileSiteConfig,
+  installConfigOverrides,
+  Keys,
+  SyncWaves,
+  waveOf,
+} from './compile.js';
 export type { CompiledCluster, Manifest } from './compile.js';

@@ -20,9 +20,11 @@ export function labelKeyProblem(key: string): string | undefined {
   const slash = key.lastIndexOf('/');
   const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
   const name = slash >= 0 ? key.slice(slash + 1) : key;
-  if (prefix !== undefined && !isDnsSubdomain(prefix)) return `prefix "${prefix}" is not a DNS subdomain`;
+  if (prefix !== undefined && !isDnsSubdomain(prefix))
+    return `prefix "${prefix}" is not a DNS subdomain`;
   if (name.length === 0 || name.length > 63) return 'the name part must have 1 to 63 characters';
-  if (!LABEL_NAME.test(name)) return 'the name part must be alphanumeric, "-", "_" or ".", starting and ending alphanumeric';
+  if (!LABEL_NAME.test(name))
+    return 'the name part must be alphanumeric, "-", "_" or ".", starting and ending alphanumeric';
   return undefined;
 }
 
@@ -30,7 +32,8 @@ export function labelKeyProblem(key: string): string | undefined {
 export function labelValueProblem(value: string): string | undefined {
   if (value === '') return undefined;
   if (value.length > 63) return 'it has more than 63 characters';
-  if (!LABEL_NAME.test(value)) return 'it must be alphanumeric, "-", "_" or ".", starting and ending alphanumeric';
+  if (!LABEL_NAME.test(value))
+    return 'it must be alphanumeric, "-", "_" or ".", starting and ending alphanumeric';
   return undefined;
 }
 
@@ -59,7 +62,8 @@ export interface BmcAddress {
 }
 
 /** Parses a BareMetalHost `bmc.address`; returns a problem description when it is not valid. */
-const SIMPLE_BMC_URL = /^([a-z0-9-]+)(?:\+(https?))?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::[0-9]{1,5})?(?:\/[^\s?#]*)?$/;
+const SIMPLE_BMC_URL =
+  /^([a-z0-9-]+)(?:\+(https?))?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::[0-9]{1,5})?(?:\/[^\s?#]*)?$/;
 
 export function parseBmcAddress(address: string): BmcAddress | { problem: string; hint: string } {
   // The usual `scheme[+transport]://host[:port]/path` needs no URL parser (costly per host).
@@ -67,7 +71,12 @@ export function parseBmcAddress(address: string): BmcAddress | { problem: string
   const simpleEntry = simple ? BMC_SCHEMES[simple[1]!] : undefined;
   if (simple && simpleEntry) {
     const host = simple[3]!.startsWith('[') ? simple[3]! : simple[3]!.toLowerCase();
-    return { scheme: simple[1]!, transport: simple[2] === 'http' ? 'http' : 'https', host, virtualMedia: simpleEntry.virtualMedia };
+    return {
+      scheme: simple[1]!,
+      transport: simple[2] === 'http' ? 'http' : 'https',
+      host,
+      virtualMedia: simpleEntry.virtualMedia,
+    };
   }
   const known = Object.keys(BMC_SCHEMES).join(', ');
   let text = address;
@@ -84,10 +93,17 @@ export function parseBmcAddress(address: string): BmcAddress | { problem: string
   const [scheme = '', transport = 'https'] = fullScheme.split('+');
   const entry = BMC_SCHEMES[scheme];
   if (!entry || (transport !== 'http' && transport !== 'https')) {
-    return { problem: `unknown BMC scheme "${fullScheme}"`, hint: `use one of ${known} (optionally +http or +https)` };
+    return {
+      problem: `unknown BMC scheme "${fullScheme}"`,
+      hint: `use one of ${known} (optionally +http or +https)`,
+    };
   }
   const host = url.hostname;
-  if (host === '') return { problem: `"${address}" has no host`, hint: 'put the BMC IP or DNS name after the scheme' };
+  if (host === '')
+    return {
+      problem: `"${address}" has no host`,
+      hint: 'put the BMC IP or DNS name after the scheme',
+    };
   return { scheme, transport, host, virtualMedia: entry.virtualMedia };
 }
 

@@ -44,7 +44,10 @@ const crSuppression = (kinds: readonly string[]): object => ({
   type: 'array',
   items: { type: 'string', enum: kinds },
 });
-const jsonText = (what: string): object => ({ type: 'string', description: `${what}, as a JSON string` });
+const jsonText = (what: string): object => ({
+  type: 'string',
+  description: `${what}, as a JSON string`,
+});
 const stringList = { type: 'array', items: { type: 'string' } } as const;
 const allKinds = [...ClusterKinds, ...NodeKinds];
 
@@ -55,7 +58,11 @@ const nodeSchema = {
   properties: {
     hostName: { type: 'string', minLength: 1, description: 'Host name; names the BareMetalHost' },
     role: { enum: ['master', 'worker'], default: 'master' },
-    bmcAddress: { type: 'string', minLength: 1, description: 'BMC URL, e.g. redfish-virtualmedia+https://10.0.0.1/redfish/v1/Systems/1' },
+    bmcAddress: {
+      type: 'string',
+      minLength: 1,
+      description: 'BMC URL, e.g. redfish-virtualmedia+https://10.0.0.1/redfish/v1/Systems/1',
+    },
     bmcCredentialsName: nameRef,
     bootMACAddress: { type: 'string' },
     bootMode: { enum: ['UEFI', 'UEFISecureBoot', 'legacy'], default: 'UEFI' },
@@ -127,7 +134,10 @@ const nodeSchema = {
     crTemplates: kindMap(NodeKinds, { type: 'string', minLength: 1 }),
     crAnnotations: crAnnotations(NodeKinds),
     crSuppression: crSuppression(NodeKinds),
-    hardwareProfile: { type: 'string', description: 'In the upstream CRD but ignored by every generator' },
+    hardwareProfile: {
+      type: 'string',
+      description: 'In the upstream CRD but ignored by every generator',
+    },
   },
 } as const;
 
@@ -161,7 +171,10 @@ const clusterSchema = {
         type: 'object',
         required: ['cidr'],
         additionalProperties: false,
-        properties: { cidr: { type: 'string' }, hostPrefix: { type: 'integer', minimum: 1, maximum: 128 } },
+        properties: {
+          cidr: { type: 'string' },
+          hostPrefix: { type: 'integer', minimum: 1, maximum: 128 },
+        },
       },
     },
     serviceNetwork: stringList,
@@ -170,7 +183,11 @@ const clusterSchema = {
     proxy: {
       type: 'object',
       additionalProperties: false,
-      properties: { httpProxy: { type: 'string' }, httpsProxy: { type: 'string' }, noProxy: { type: 'string' } },
+      properties: {
+        httpProxy: { type: 'string' },
+        httpsProxy: { type: 'string' },
+        noProxy: { type: 'string' },
+      },
     },
     clusterLabels: stringMap,
     diskEncryption: {
@@ -225,8 +242,14 @@ const clusterSchema = {
     crTemplates: kindMap(allKinds, { type: 'string', minLength: 1 }),
     crAnnotations: crAnnotations(allKinds),
     crSuppression: crSuppression(ClusterKinds),
-    baseDomain: { type: 'string', description: 'In the upstream CRD but ignored: the site baseDomain applies' },
-    manifestsConfig: { type: 'object', description: 'In the upstream CRD but ignored by every generator' },
+    baseDomain: {
+      type: 'string',
+      description: 'In the upstream CRD but ignored: the site baseDomain applies',
+    },
+    manifestsConfig: {
+      type: 'object',
+      description: 'In the upstream CRD but ignored by every generator',
+    },
     nodes: { type: 'array', minItems: 1, items: nodeSchema },
   },
 } as const;

@@ -74,7 +74,11 @@ export const NodeRole = { Master: 'master', Worker: 'worker' } as const;
 export type NodeRole = (typeof NodeRole)[keyof typeof NodeRole];
 
 /** Boot modes a BareMetalHost accepts. */
-export const BootMode = { UEFI: 'UEFI', UEFISecureBoot: 'UEFISecureBoot', Legacy: 'legacy' } as const;
+export const BootMode = {
+  UEFI: 'UEFI',
+  UEFISecureBoot: 'UEFISecureBoot',
+  Legacy: 'legacy',
+} as const;
 export type BootMode = (typeof BootMode)[keyof typeof BootMode];
 
 /** One host of a cluster. */

@@ -105,14 +105,26 @@ export class IssueCollector {
       path,
       at,
       related,
-      issue: { severity, code, message, ...(hint === undefined ? {} : { hint }), file: doc.file, path: `/${path.join('/')}` },
+      issue: {
+        severity,
+        code,
+        message,
+        ...(hint === undefined ? {} : { hint }),
+        file: doc.file,
+        path: `/${path.join('/')}`,
+      },
     });
   }
 
   /** Adds an issue whose position is already known (YAML syntax errors). */
   addPositioned(issue: InputIssue): void {
     if (issue.severity === 'error') this.errors++;
-    const doc: DocRef = { file: issue.file, index: -1, root: undefined, pos: { line: issue.line, column: issue.column } };
+    const doc: DocRef = {
+      file: issue.file,
+      index: -1,
+      root: undefined,
+      pos: { line: issue.line, column: issue.column },
+    };
     this.pending.push({ doc, path: [], at: 'value', related: undefined, issue });
   }
 
@@ -137,7 +149,8 @@ export class IssueCollector {
     };
     return this.pending.map(({ doc, path, at, related, issue }) => {
       const target = located(doc);
-      const pos = target.root === undefined ? target.pos : locate(target.root, target.pos, path, at);
+      const pos =
+        target.root === undefined ? target.pos : locate(target.root, target.pos, path, at);
       let message = issue.message;
       if (related) {
         const other = located(related.doc);
@@ -156,14 +169,20 @@ const schemaValidator = validateSchema as unknown as ValidateFunction;
 function isSiteConfigDocument(value: unknown): boolean {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const { apiVersion, kind } = value as { apiVersion?: unknown; kind?: unknown };
-  return kind === 'SiteConfig' || (typeof apiVersion === 'string' && apiVersion.startsWith('ran.openshift.io/'));
+  return (
+    kind === 'SiteConfig' ||
+    (typeof apiVersion === 'string' && apiVersion.startsWith('ran.openshift.io/'))
+  );
 }
 
 /**
  * Reads, parses and validates SiteConfig files. Pure: the caller supplies the file texts.
  * Documents of other kinds are skipped with a note.
  */
-export function loadSiteConfigs(files: readonly SourceFile[], options: LoadOptions = {}): LoadResult {
+export function loadSiteConfigs(
+  files: readonly SourceFile[],
+  options: LoadOptions = {},
+): LoadResult {
   const report = new IssueCollector();
   const fleet = new FleetIndex();
   const sites: LoadedSiteConfig[] = [];
@@ -185,7 +204,12 @@ export function loadSiteConfigs(files: readonly SourceFile[], options: LoadOptio
     }
     for (const document of parsed.documents) {
       if (document.value === null) continue;
-      const doc: DocRef = { file: file.path, index: document.index, root: document.value, pos: document.pos };
+      const doc: DocRef = {
+        file: file.path,
+        index: document.index,
+        root: document.value,
+        pos: document.pos,
+      };
       if (!isSiteConfigDocument(document.value)) {
         const { kind } = document.value as { kind?: unknown };
         report.add(
@@ -202,7 +226,11 @@ export function loadSiteConfigs(files: readonly SourceFile[], options: LoadOptio
       const site = document.value as SiteConfig;
       checkSemantics(doc, site, report, fleet, broken);
       if (report.errorCount === before) {
-        const loaded = { file: file.path, documentIndex: document.index, siteConfig: normalize(site) };
+        const loaded = {
+          file: file.path,
+          documentIndex: document.index,
+          siteConfig: normalize(site),
+        };
         if (options.onSite) options.onSite(loaded);
         else sites.push(loaded);
       }
@@ -222,7 +250,11 @@ export function loadSiteConfigs(files: readonly SourceFile[], options: LoadOptio
 }
 
 /** Validates an in-memory SiteConfig (the TypeScript API); issues point at `label`. */
-export function validateSiteConfig(siteConfig: SiteConfig, label: string, fleet = new FleetIndex()): InputIssue[] {
+export function validateSiteConfig(
+  siteConfig: SiteConfig,
+  label: string,
+  fleet = new FleetIndex(),
+): InputIssue[] {
   const report = new IssueCollector();
   const doc: DocRef = { file: label, index: 0, root: siteConfig, pos: { line: 0, column: 0 } };
   const broken = checkStructure(doc, report);
@@ -236,7 +268,8 @@ export function validateSiteConfig(siteConfig: SiteConfig, label: string, fleet 
 /** Runs the schema; returns the JSON paths below which the document is structurally broken. */
 function checkStructure(doc: DocRef, report: IssueCollector): string[] {
   const validate = schemaValidator;
-  if (!validate(doc.root) && coerceScalarsToStrings(doc.root, validate.errors ?? [])) validate(doc.root);
+  if (!validate(doc.root) && coerceScalarsToStrings(doc.root, validate.errors ?? []))
+    validate(doc.root);
   const broken: string[] = [];
   for (const error of validate.errors ?? []) {
     const path = pointerToPath(error.instancePath);
@@ -245,7 +278,10 @@ function checkStructure(doc: DocRef, report: IssueCollector): string[] {
     report.add(doc, issue.severity, issue.code, issue.path, issue.message, issue.hint, issue.at);
     if (issue.severity !== 'error') continue;
     // A missing field breaks only itself: its siblings can still be checked.
-    const brokenPath = error.keyword === 'required' ? [...path, String((error.params as { missingProperty: string }).missingProperty)] : issue.path;
+    const brokenPath =
+      error.keyword === 'required'
+        ? [...path, (error.params as { missingProperty: string }).missingProperty]
+        : issue.path;
     broken.push(brokenPath.length === 0 ? '' : `/${brokenPath.join('/')}`);
   }
   return broken;
@@ -265,7 +301,9 @@ function coerceScalarsToStrings(root: unknown, errors: readonly ErrorObject[]): 
     const path = pointerToPath(error.instancePath);
     const key = path[path.length - 1];
     if (key === undefined) continue;
-    const parent = path.slice(0, -1).reduce<unknown>((node, k) => (node as Record<string, unknown>)[k], root);
+    const parent = path
+      .slice(0, -1)
+      .reduce<unknown>((node, k) => (node as Record<string, unknown>)[k], root);
     const raw = rawText(parent, key);
     if (raw !== undefined) {
       (parent as Record<string | number, unknown>)[key] = raw;
@@ -293,9 +331,6 @@ interface DescribedIssue {
   at?: 'value' | 'key';
 }
 
-/** Fields that upstream CRDs list but no generator reads. */
-const IGNORED_FIELDS = new Set(['hardwareProfile', 'baseDomain', 'manifestsConfig']);
-
 function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | undefined {
   const where = path.length === 0 ? 'the document' : `"${path.join('.')}"`;
   const params = error.params as Record<string, unknown>;
@@ -312,7 +347,9 @@ function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | u
     }
     case 'additionalProperties': {
       const field = String(params['additionalProperty']);
-      const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      const known = Object.keys(
+        (error.parentSchema as { properties?: object } | undefined)?.properties ?? {},
+      );
       const suggestion = closest(field, known);
       return {
         severity: 'warning',
@@ -320,23 +357,32 @@ function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | u
         path: [...path, field],
         at: 'key',
         message: `unknown field "${field}" is ignored`,
-        hint: suggestion ? `did you mean "${suggestion}"?` : `known fields here: ${known.join(', ')}`,
+        hint: suggestion
+          ? `did you mean "${suggestion}"?`
+          : `known fields here: ${known.join(', ')}`,
       };
     }
     case 'propertyNames':
       return undefined; // reported by the enum error on the name itself
     case 'enum': {
-      const allowed = (params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ');
+      const allowed = (params['allowedValues'] as unknown[])
+        .map((v) => JSON.stringify(v))
+        .join(', ');
       const isKey = error.propertyName !== undefined;
       const value = isKey ? error.propertyName : JSON.stringify(error.data);
-      const suggestion = closest(String(isKey ? error.propertyName : error.data), (params['allowedValues'] as unknown[]).map(String));
+      const suggestion = closest(
+        String(isKey ? error.propertyName : error.data),
+        (params['allowedValues'] as unknown[]).map(String),
+      );
       return {
         severity: 'error',
         code: isKey ? 'UNKNOWN_KIND' : 'INVALID_VALUE',
         path: isKey ? [...path, String(error.propertyName)] : path,
         at: isKey ? 'key' : 'value',
         message: `${value ?? ''} is not allowed for ${where}`,
-        hint: suggestion ? `did you mean ${JSON.stringify(suggestion)}? allowed: ${allowed}` : `allowed: ${allowed}`,
+        hint: suggestion
+          ? `did you mean ${JSON.stringify(suggestion)}? allowed: ${allowed}`
+          : `allowed: ${allowed}`,
       };
     }
     case 'const':
@@ -349,13 +395,17 @@ function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | u
       };
     case 'type': {
       const wanted = String(params['type']).replace(/,/g, ' or ');
-      const got = error.data === null ? 'null' : Array.isArray(error.data) ? 'a list' : typeof error.data;
+      const got =
+        error.data === null ? 'null' : Array.isArray(error.data) ? 'a list' : typeof error.data;
       return {
         severity: 'error',
         code: 'INVALID_TYPE',
         path,
         message: `${where} must be ${wanted === 'object' ? 'a map' : wanted === 'array' ? 'a list' : `a ${wanted}`}, not ${got}`,
-        hint: wanted === 'string' ? 'quote the value' : `write ${where} as ${wanted === 'array' ? 'a YAML list' : wanted === 'object' ? 'a YAML map' : `a ${wanted}`}`,
+        hint:
+          wanted === 'string'
+            ? 'quote the value'
+            : `write ${where} as ${wanted === 'array' ? 'a YAML list' : wanted === 'object' ? 'a YAML map' : `a ${wanted}`}`,
       };
     }
     case 'minItems':
@@ -369,10 +419,18 @@ function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | u
         code: 'INVALID_VALUE',
         path,
         message: `${where} ${String(error.message)}`,
-        hint: error.keyword === 'pattern' ? `it must match ${String(params['pattern'])}` : 'see `siteforge schema` for the allowed values',
+        hint:
+          error.keyword === 'pattern'
+            ? `it must match ${String(params['pattern'])}`
+            : 'see `siteforge schema` for the allowed values',
       };
     default:
-      return { severity: 'error', code: 'INVALID_VALUE', path, message: `${where} ${String(error.message)}` };
+      return {
+        severity: 'error',
+        code: 'INVALID_VALUE',
+        path,
+        message: `${where} ${String(error.message)}`,
+      };
   }
 }
 
@@ -392,15 +450,25 @@ export class FleetIndex {
 
 /** True when a structural error lies at, below or above `pointer`. */
 function isBroken(broken: readonly string[], pointer: string): boolean {
-  return broken.some((p) => p === '' || p === pointer || p.startsWith(`${pointer}/`) || pointer.startsWith(`${p}/`));
+  return broken.some(
+    (p) => p === '' || p === pointer || p.startsWith(`${pointer}/`) || pointer.startsWith(`${p}/`),
+  );
 }
 
-function checkSemantics(doc: DocRef, site: SiteConfig, report: IssueCollector, fleet: FleetIndex, broken: string[]): void {
-  const spec = (site as Partial<SiteConfig>).spec;
-  if (!isPlainObject(spec) || !Array.isArray(spec.clusters)) return;
-  spec.clusters.forEach((cluster, index) => {
+function checkSemantics(
+  doc: DocRef,
+  site: SiteConfig,
+  report: IssueCollector,
+  fleet: FleetIndex,
+  broken: string[],
+): void {
+  const spec = (site as Partial<SiteConfig>).spec as unknown;
+  if (!isPlainObject(spec) || !Array.isArray(spec['clusters'])) return;
+  // Structurally unchecked input: clusters may be anything until the schema says otherwise.
+  const clusters = spec['clusters'] as readonly (SiteConfigCluster | null)[];
+  clusters.forEach((cluster, index) => {
     const pointer = `/spec/clusters/${String(index)}`;
-    if ((cluster as unknown) === null || typeof cluster !== 'object') return;
+    if (cluster === null || typeof cluster !== 'object') return;
     if (!isBroken(broken, pointer)) {
       new ClusterChecker(doc, site, cluster, ['spec', 'clusters', index], report, fleet).run();
     } else if (!isBroken(broken, `${pointer}/clusterName`)) {
@@ -409,33 +477,71 @@ function checkSemantics(doc: DocRef, site: SiteConfig, report: IssueCollector, f
     }
   });
   if (site.apiVersion === 'ran.openshift.io/v1') {
-    spec.clusters.forEach((cluster, index) => {
-      if ((cluster as unknown) !== null && cluster.siteConfigMap !== undefined) {
-        report.add(doc, 'warning', 'V2_ONLY_FIELD', ['spec', 'clusters', index, 'siteConfigMap'], 'siteConfigMap is only generated for ran.openshift.io/v2', 'change apiVersion to ran.openshift.io/v2, or remove siteConfigMap', 'key');
+    clusters.forEach((cluster, index) => {
+      if (cluster?.siteConfigMap !== undefined) {
+        report.add(
+          doc,
+          'warning',
+          'V2_ONLY_FIELD',
+          ['spec', 'clusters', index, 'siteConfigMap'],
+          'siteConfigMap is only generated for ran.openshift.io/v2',
+          'change apiVersion to ran.openshift.io/v2, or remove siteConfigMap',
+          'key',
+        );
       }
     });
   }
 }
 
-function checkClusterName(doc: DocRef, cluster: SiteConfigCluster, at: Path, report: IssueCollector, fleet: FleetIndex): void {
+function checkClusterName(
+  doc: DocRef,
+  cluster: SiteConfigCluster,
+  at: Path,
+  report: IssueCollector,
+  fleet: FleetIndex,
+): void {
   const name = cluster.clusterName;
   if (typeof name !== 'string') return;
   const path = [...at, 'clusterName'];
   if (!DNS_LABEL.test(name) || name.length > 63) {
-    report.add(doc, 'error', 'CLUSTER_NAME_INVALID', path, `clusterName "${name}" is not a valid namespace name`, 'use at most 63 lowercase letters, digits and "-", starting and ending with a letter or digit');
+    report.add(
+      doc,
+      'error',
+      'CLUSTER_NAME_INVALID',
+      path,
+      `clusterName "${name}" is not a valid namespace name`,
+      'use at most 63 lowercase letters, digits and "-", starting and ending with a letter or digit',
+    );
   }
   if (name.startsWith('ztp')) {
-    report.add(doc, 'error', 'CLUSTER_NAME_RESERVED', path, `clusterName "${name}" starts with "ztp"`, 'namespaces starting with "ztp" are reserved for the ZTP policies; rename the cluster');
+    report.add(
+      doc,
+      'error',
+      'CLUSTER_NAME_RESERVED',
+      path,
+      `clusterName "${name}" starts with "ztp"`,
+      'namespaces starting with "ztp" are reserved for the ZTP policies; rename the cluster',
+    );
   }
   const first = fleet.clusterNames.get(name);
   if (first !== undefined) {
-    report.add(doc, 'error', 'CLUSTER_NAME_DUPLICATE', path, `clusterName "${name}" is already used at ${RELATED}`, 'every cluster needs its own name: it names the namespace and the hub objects', 'value', first);
+    report.add(
+      doc,
+      'error',
+      'CLUSTER_NAME_DUPLICATE',
+      path,
+      `clusterName "${name}" is already used at ${RELATED}`,
+      'every cluster needs its own name: it names the namespace and the hub objects',
+      'value',
+      first,
+    );
   } else {
     fleet.clusterNames.set(name, FleetIndex.place(doc, path));
   }
 }
 
-const DEPRECATED_VIP_HINT = 'write the plural form (apiVIPs / ingressVIPs) as a list; keep the singular form only for clusters already installed with it';
+const DEPRECATED_VIP_HINT =
+  'write the plural form (apiVIPs / ingressVIPs) as a list; keep the singular form only for clusters already installed with it';
 
 class ClusterChecker {
   private readonly masters: number;
@@ -455,7 +561,13 @@ class ClusterChecker {
     this.workers = cluster.nodes.length - this.masters;
   }
 
-  private error(code: string, path: Path, message: string, hint?: string, at: 'value' | 'key' = 'value'): void {
+  private error(
+    code: string,
+    path: Path,
+    message: string,
+    hint?: string,
+    at: 'value' | 'key' = 'value',
+  ): void {
     this.report.add(this.doc, 'error', code, path, message, hint, at);
   }
 
@@ -470,12 +582,25 @@ class ClusterChecker {
   run(): void {
     const { cluster, at } = this;
     checkClusterName(this.doc, cluster, at, this.report, this.fleet);
-    if (cluster.clusterImageSetNameRef === undefined && this.site.spec.clusterImageSetNameRef === undefined) {
-      this.error('IMAGE_SET_MISSING', [...at, 'clusterName'], `cluster "${cluster.clusterName}" names no ClusterImageSet`, 'set clusterImageSetNameRef on the cluster or once for the whole site in spec');
+    if (
+      cluster.clusterImageSetNameRef === undefined &&
+      this.site.spec.clusterImageSetNameRef === undefined
+    ) {
+      this.error(
+        'IMAGE_SET_MISSING',
+        [...at, 'clusterName'],
+        `cluster "${cluster.clusterName}" names no ClusterImageSet`,
+        'set clusterImageSetNameRef on the cluster or once for the whole site in spec',
+      );
     }
     for (const field of ['baseDomain', 'manifestsConfig'] as const) {
       if ((cluster as unknown as Record<string, unknown>)[field] !== undefined) {
-        this.warn('IGNORED_FIELD', [...at, field], `clusters[].${field} is in the upstream CRD but no generator uses it`, field === 'baseDomain' ? 'set baseDomain once in spec' : 'remove it');
+        this.warn(
+          'IGNORED_FIELD',
+          [...at, field],
+          `clusters[].${field} is in the upstream CRD but no generator uses it`,
+          field === 'baseDomain' ? 'set baseDomain once in spec' : 'remove it',
+        );
       }
     }
     this.checkJsonFields();
@@ -492,21 +617,37 @@ class ClusterChecker {
     if (cluster.installConfigOverrides !== undefined) {
       const parsed = parseJsonField(cluster.installConfigOverrides);
       if ('problem' in parsed || !isPlainObject(parsed.value)) {
-        this.error('INSTALL_CONFIG_OVERRIDES_INVALID', [...at, 'installConfigOverrides'], `installConfigOverrides is not a JSON object${'problem' in parsed ? `: ${parsed.problem}` : ''}`, `write a JSON object in a string, e.g. '{"capabilities":{"baselineCapabilitySet":"None"}}'`);
+        this.error(
+          'INSTALL_CONFIG_OVERRIDES_INVALID',
+          [...at, 'installConfigOverrides'],
+          `installConfigOverrides is not a JSON object${'problem' in parsed ? `: ${parsed.problem}` : ''}`,
+          `write a JSON object in a string, e.g. '{"capabilities":{"baselineCapabilitySet":"None"}}'`,
+        );
       }
     }
-    if (cluster.ignitionConfigOverride !== undefined) this.checkIgnition([...at, 'ignitionConfigOverride'], cluster.ignitionConfigOverride);
+    if (cluster.ignitionConfigOverride !== undefined)
+      this.checkIgnition([...at, 'ignitionConfigOverride'], cluster.ignitionConfigOverride);
   }
 
   private checkIgnition(path: Path, text: string): void {
     const parsed = parseJsonField(text);
     if ('problem' in parsed || !isPlainObject(parsed.value)) {
-      this.error('IGNITION_OVERRIDE_INVALID', path, `ignitionConfigOverride is not a JSON object${'problem' in parsed ? `: ${parsed.problem}` : ''}`, `write an Ignition config as a JSON string, e.g. '{"ignition":{"version":"3.2.0"},"storage":{...}}'`);
+      this.error(
+        'IGNITION_OVERRIDE_INVALID',
+        path,
+        `ignitionConfigOverride is not a JSON object${'problem' in parsed ? `: ${parsed.problem}` : ''}`,
+        `write an Ignition config as a JSON string, e.g. '{"ignition":{"version":"3.2.0"},"storage":{...}}'`,
+      );
       return;
     }
     const version = (parsed.value as { ignition?: { version?: unknown } }).ignition?.version;
     if (typeof version !== 'string' || !/^3\.[0-9]+\.[0-9]+$/.test(version)) {
-      this.error('IGNITION_OVERRIDE_INVALID', path, 'ignitionConfigOverride has no "ignition": {"version": "3.x.y"}', 'assisted-service merges only Ignition spec 3 configs; add "ignition":{"version":"3.2.0"}');
+      this.error(
+        'IGNITION_OVERRIDE_INVALID',
+        path,
+        'ignitionConfigOverride has no "ignition": {"version": "3.x.y"}',
+        'assisted-service merges only Ignition spec 3 configs; add "ignition":{"version":"3.2.0"}',
+      );
     }
   }
 
@@ -515,10 +656,23 @@ class ClusterChecker {
     for (const [key, value] of Object.entries(labels)) {
       const path = [...this.at, 'clusterLabels', key];
       const keyProblem = labelKeyProblem(key);
-      if (keyProblem) this.error('LABEL_INVALID', path, `label key "${key}" is invalid: ${keyProblem}`, 'Kubernetes would reject the ManagedCluster; rename the label', 'key');
+      if (keyProblem)
+        this.error(
+          'LABEL_INVALID',
+          path,
+          `label key "${key}" is invalid: ${keyProblem}`,
+          'Kubernetes would reject the ManagedCluster; rename the label',
+          'key',
+        );
       const text = scalarText(labels, key, value);
       const valueProblem = labelValueProblem(text);
-      if (valueProblem) this.error('LABEL_INVALID', path, `label value "${text}" of "${key}" is invalid: ${valueProblem}`, 'Kubernetes would reject the ManagedCluster; shorten or simplify the value');
+      if (valueProblem)
+        this.error(
+          'LABEL_INVALID',
+          path,
+          `label value "${text}" of "${key}" is invalid: ${valueProblem}`,
+          'Kubernetes would reject the ManagedCluster; shorten or simplify the value',
+        );
     }
   }
 
@@ -530,33 +684,61 @@ class ClusterChecker {
       let ok = false;
       try {
         const parsed = new URL(url);
-        ok = (parsed.protocol === 'http:' || (field === 'httpsProxy' && parsed.protocol === 'https:')) && parsed.hostname !== '';
+        ok =
+          (parsed.protocol === 'http:' ||
+            (field === 'httpsProxy' && parsed.protocol === 'https:')) &&
+          parsed.hostname !== '';
       } catch {
         ok = false;
       }
-      if (!ok) this.error('PROXY_URL_INVALID', [...at, 'proxy', field], `${field} "${url}" is not an http${field === 'httpsProxy' ? '(s)' : ''}:// URL`, 'write it as http://user:pass@proxy.example.com:3128');
+      if (!ok)
+        this.error(
+          'PROXY_URL_INVALID',
+          [...at, 'proxy', field],
+          `${field} "${url}" is not an http${field === 'httpsProxy' ? '(s)' : ''}:// URL`,
+          'write it as http://user:pass@proxy.example.com:3128',
+        );
     }
     (cluster.additionalNTPSources ?? []).forEach((source, index) => {
       if (!parseIp(source) && !isDnsSubdomain(source.toLowerCase())) {
-        this.error('NTP_SOURCE_INVALID', [...at, 'additionalNTPSources', index], `NTP source "${source}" is neither an IP address nor a host name`, 'list IP addresses or DNS names of NTP servers');
+        this.error(
+          'NTP_SOURCE_INVALID',
+          [...at, 'additionalNTPSources', index],
+          `NTP source "${source}" is neither an IP address nor a host name`,
+          'list IP addresses or DNS names of NTP servers',
+        );
       }
     });
   }
 
   // -- networks ---------------------------------------------------------------------------
 
-  private parseCidrList(field: string, entries: readonly { cidr: string }[] | readonly string[] | undefined, viaCidr: boolean): { cidr: Cidr; path: Path }[] {
+  private parseCidrList(
+    field: string,
+    entries: readonly { cidr: string }[] | readonly string[] | undefined,
+    viaCidr: boolean,
+  ): { cidr: Cidr; path: Path }[] {
     const result: { cidr: Cidr; path: Path }[] = [];
     (entries ?? []).forEach((entry, index) => {
       const path = viaCidr ? [...this.at, field, index, 'cidr'] : [...this.at, field, index];
       const text = typeof entry === 'string' ? entry : entry.cidr;
       const cidr = parseCidr(text);
       if (!cidr) {
-        this.error('CIDR_INVALID', path, `${field} "${text}" is not a CIDR`, 'write address/prefix, e.g. 10.16.231.0/24 or fd01::/48');
+        this.error(
+          'CIDR_INVALID',
+          path,
+          `${field} "${text}" is not a CIDR`,
+          'write address/prefix, e.g. 10.16.231.0/24 or fd01::/48',
+        );
         return;
       }
       if (cidr.hostBitsSet) {
-        this.error('CIDR_HOST_BITS_SET', path, `${field} "${text}" has host bits set`, `the network address is ${formatCidrNetwork(cidr)}`);
+        this.error(
+          'CIDR_HOST_BITS_SET',
+          path,
+          `${field} "${text}" has host bits set`,
+          `the network address is ${formatCidrNetwork(cidr)}`,
+        );
       }
       result.push({ cidr, path });
     });
@@ -573,7 +755,12 @@ class ClusterChecker {
       if (!cidr || entry.hostPrefix === undefined) return;
       const bits = cidr.family === 4 ? 32 : 128;
       if (entry.hostPrefix < cidr.prefix || entry.hostPrefix > bits) {
-        this.error('HOST_PREFIX_INVALID', [...at, 'clusterNetwork', index, 'hostPrefix'], `hostPrefix ${String(entry.hostPrefix)} does not fit ${entry.cidr}`, `use a value between ${String(cidr.prefix)} and ${String(bits)} (commonly 23 for IPv4, 64 for IPv6)`);
+        this.error(
+          'HOST_PREFIX_INVALID',
+          [...at, 'clusterNetwork', index, 'hostPrefix'],
+          `hostPrefix ${String(entry.hostPrefix)} does not fit ${entry.cidr}`,
+          `use a value between ${String(cidr.prefix)} and ${String(bits)} (commonly 23 for IPv4, 64 for IPv6)`,
+        );
       }
     });
     const named = [
@@ -586,7 +773,12 @@ class ClusterChecker {
         const a = named[i]!;
         const b = named[j]!;
         if (cidrsOverlap(a.cidr, b.cidr)) {
-          this.error('NETWORK_OVERLAP', b.path, `${b.kind} ${b.cidr.text} overlaps ${a.kind} ${a.cidr.text}`, 'machine, cluster and service networks must not share addresses; pick disjoint ranges');
+          this.error(
+            'NETWORK_OVERLAP',
+            b.path,
+            `${b.kind} ${b.cidr.text} overlaps ${a.kind} ${a.cidr.text}`,
+            'machine, cluster and service networks must not share addresses; pick disjoint ranges',
+          );
         }
       }
     }
@@ -608,13 +800,23 @@ class ClusterChecker {
       if (families.length === 2 && list.length === 2) {
         // dual stack: one network per family
       } else if (families.length === 2) {
-        this.error('STACK_MISMATCH', [...this.at, field], `${field} mixes address families in ${String(list.length)} entries`, 'a dual-stack network lists exactly one IPv4 and one IPv6 CIDR');
+        this.error(
+          'STACK_MISMATCH',
+          [...this.at, field],
+          `${field} mixes address families in ${String(list.length)} entries`,
+          'a dual-stack network lists exactly one IPv4 and one IPv6 CIDR',
+        );
         continue;
       }
       if (!reference) {
         reference = { field, shape };
       } else if (reference.shape !== shape) {
-        this.error('STACK_MISMATCH', [...this.at, field], `${field} is ${shape} but ${reference.field} is ${reference.shape}`, 'all networks must be single stack of the same family, or all dual stack with the same primary family first');
+        this.error(
+          'STACK_MISMATCH',
+          [...this.at, field],
+          `${field} is ${shape} but ${reference.field} is ${reference.shape}`,
+          'all networks must be single stack of the same family, or all dual stack with the same primary family first',
+        );
       }
     }
   }
@@ -627,64 +829,154 @@ class ClusterChecker {
     const topology = `${String(this.masters)} control-plane and ${String(this.workers)} worker node(s)`;
     if (this.masters === 1) {
       if (hasVips) {
-        this.error('SNO_WITH_VIPS', [...at, apiVips.length > 0 ? apiVips[0]!.field : ingressVips[0]!.field], 'a single-node cluster takes no API or ingress VIPs', 'remove apiVIPs/ingressVIPs: single-node clusters use the node address, set machineNetwork instead');
+        this.error(
+          'SNO_WITH_VIPS',
+          [...at, apiVips.length > 0 ? apiVips[0]!.field : ingressVips[0]!.field],
+          'a single-node cluster takes no API or ingress VIPs',
+          'remove apiVIPs/ingressVIPs: single-node clusters use the node address, set machineNetwork instead',
+        );
       }
     } else if (this.masters === 3) {
       if (apiVips.length === 0 || ingressVips.length === 0) {
-        this.error('VIPS_REQUIRED', [...at, 'clusterName'], `a ${this.workers === 0 ? 'compact' : 'standard'} cluster (${topology}) needs apiVIPs and ingressVIPs`, 'add apiVIPs and ingressVIPs: free addresses inside the machine network');
+        this.error(
+          'VIPS_REQUIRED',
+          [...at, 'clusterName'],
+          `a ${this.workers === 0 ? 'compact' : 'standard'} cluster (${topology}) needs apiVIPs and ingressVIPs`,
+          'add apiVIPs and ingressVIPs: free addresses inside the machine network',
+        );
       }
     } else {
-      this.error('TOPOLOGY_INVALID', [...at, 'nodes'], `cluster "${cluster.clusterName}" has ${topology}`, 'use 1 control-plane node (single-node, optionally with workers added later), or 3 control-plane nodes with 0 workers (compact) or 2+ workers (standard)');
+      this.error(
+        'TOPOLOGY_INVALID',
+        [...at, 'nodes'],
+        `cluster "${cluster.clusterName}" has ${topology}`,
+        'use 1 control-plane node (single-node, optionally with workers added later), or 3 control-plane nodes with 0 workers (compact) or 2+ workers (standard)',
+      );
     }
     if (this.masters === 3 && this.workers === 1) {
-      this.error('TOPOLOGY_INVALID', [...at, 'nodes'], `cluster "${cluster.clusterName}" has ${topology}`, 'a standard cluster needs at least 2 workers to run the ingress routers highly available; add a worker or make it compact');
+      this.error(
+        'TOPOLOGY_INVALID',
+        [...at, 'nodes'],
+        `cluster "${cluster.clusterName}" has ${topology}`,
+        'a standard cluster needs at least 2 workers to run the ingress routers highly available; add a worker or make it compact',
+      );
     }
     this.checkVips(apiVips, ingressVips);
   }
 
-  private vipList(plural: 'apiVIPs' | 'ingressVIPs', singular: 'apiVIP' | 'ingressVIP'): { text: string; path: Path; field: string }[] {
+  private vipList(
+    plural: 'apiVIPs' | 'ingressVIPs',
+    singular: 'apiVIP' | 'ingressVIP',
+  ): { text: string; path: Path; field: string }[] {
     const { cluster, at } = this;
-    const list = (cluster[plural] ?? []).map((text, index) => ({ text, path: [...at, plural, index], field: plural }));
+    const list = (cluster[plural] ?? []).map((text, index) => ({
+      text,
+      path: [...at, plural, index],
+      field: plural,
+    }));
     const single = cluster[singular];
     if (single !== undefined) {
-      this.report.add(this.doc, 'warning', 'DEPRECATED_FIELD', [...at, singular], `${singular} is deprecated`, DEPRECATED_VIP_HINT, 'key');
+      this.report.add(
+        this.doc,
+        'warning',
+        'DEPRECATED_FIELD',
+        [...at, singular],
+        `${singular} is deprecated`,
+        DEPRECATED_VIP_HINT,
+        'key',
+      );
       if (list.length > 0 && list[0]!.text !== single) {
-        this.error('VIP_CONFLICT', [...at, singular], `${singular} "${single}" differs from the first of ${plural} "${list[0]!.text}"`, `set only ${plural}, or make ${singular} equal to its first entry`);
+        this.error(
+          'VIP_CONFLICT',
+          [...at, singular],
+          `${singular} "${single}" differs from the first of ${plural} "${list[0]!.text}"`,
+          `set only ${plural}, or make ${singular} equal to its first entry`,
+        );
       }
       if (list.length === 0) return [{ text: single, path: [...at, singular], field: singular }];
     }
     return list;
   }
 
-  private checkVips(apiVips: { text: string; path: Path }[], ingressVips: { text: string; path: Path }[]): void {
+  private checkVips(
+    apiVips: { text: string; path: Path }[],
+    ingressVips: { text: string; path: Path }[],
+  ): void {
     const seen = new Map<string, string>();
     const networkFamilies = this.machineNetworks.map((n) => n.cidr.family);
     const primary = networkFamilies[0];
-    for (const [name, list] of [['apiVIPs', apiVips], ['ingressVIPs', ingressVips]] as const) {
+    for (const [name, list] of [
+      ['apiVIPs', apiVips],
+      ['ingressVIPs', ingressVips],
+    ] as const) {
       const families: IpFamily[] = [];
       for (const vip of list) {
         const ip = parseIp(vip.text);
         if (!ip) {
-          this.error('VIP_INVALID', vip.path, `VIP "${vip.text}" is not an IP address`, 'write a single address, without a prefix length');
+          this.error(
+            'VIP_INVALID',
+            vip.path,
+            `VIP "${vip.text}" is not an IP address`,
+            'write a single address, without a prefix length',
+          );
           continue;
         }
         families.push(ip.family);
         const key = ip.value.toString() + String(ip.family);
         const other = seen.get(key);
-        if (other !== undefined) this.error('VIP_DUPLICATE', vip.path, `VIP ${vip.text} is also used as ${other}`, 'API and ingress VIPs must be distinct addresses');
+        if (other !== undefined)
+          this.error(
+            'VIP_DUPLICATE',
+            vip.path,
+            `VIP ${vip.text} is also used as ${other}`,
+            'API and ingress VIPs must be distinct addresses',
+          );
         else seen.set(key, name);
-        if (this.machineNetworks.length > 0 && !this.machineNetworks.some((n) => cidrContains(n.cidr, ip))) {
-          this.error('VIP_OUTSIDE_MACHINE_NETWORK', vip.path, `VIP ${vip.text} is outside the machine network (${this.machineNetworks.map((n) => n.cidr.text).join(', ')})`, 'pick a free address inside machineNetwork, or fix machineNetwork');
+        if (
+          this.machineNetworks.length > 0 &&
+          !this.machineNetworks.some((n) => cidrContains(n.cidr, ip))
+        ) {
+          this.error(
+            'VIP_OUTSIDE_MACHINE_NETWORK',
+            vip.path,
+            `VIP ${vip.text} is outside the machine network (${this.machineNetworks.map((n) => n.cidr.text).join(', ')})`,
+            'pick a free address inside machineNetwork, or fix machineNetwork',
+          );
         }
         const node = this.nodeIps.find((n) => n.ip.family === ip.family && n.ip.value === ip.value);
-        if (node) this.error('VIP_IS_NODE_IP', vip.path, `VIP ${vip.text} is the address of node ${node.host}`, 'a VIP must be a free address that no node owns');
+        if (node)
+          this.error(
+            'VIP_IS_NODE_IP',
+            vip.path,
+            `VIP ${vip.text} is the address of node ${node.host}`,
+            'a VIP must be a free address that no node owns',
+          );
       }
       if (list.length === 2 && families.length === 2 && families[0] === families[1]) {
-        this.error('STACK_MISMATCH', list[1]!.path, `${name} lists two IPv${String(families[0])} addresses`, 'a dual-stack cluster lists one VIP per family, primary family first');
-      } else if (networkFamilies.length === 2 && new Set(networkFamilies).size === 2 && list.length === 1) {
-        this.error('STACK_MISMATCH', list[0]!.path, `the cluster is dual stack but ${name} has one address`, `add the IPv${String(families[0] === 4 ? 6 : 4)} VIP as second entry`);
+        this.error(
+          'STACK_MISMATCH',
+          list[1]!.path,
+          `${name} lists two IPv${String(families[0])} addresses`,
+          'a dual-stack cluster lists one VIP per family, primary family first',
+        );
+      } else if (
+        networkFamilies.length === 2 &&
+        new Set(networkFamilies).size === 2 &&
+        list.length === 1
+      ) {
+        this.error(
+          'STACK_MISMATCH',
+          list[0]!.path,
+          `the cluster is dual stack but ${name} has one address`,
+          `add the IPv${String(families[0] === 4 ? 6 : 4)} VIP as second entry`,
+        );
       } else if (primary !== undefined && families.length > 0 && families[0] !== primary) {
-        this.error('STACK_MISMATCH', list[0]!.path, `${name} starts with an IPv${String(families[0])} address but the primary machine network is IPv${String(primary)}`, 'list VIPs in the same family order as the networks');
+        this.error(
+          'STACK_MISMATCH',
+          list[0]!.path,
+          `${name} starts with an IPv${String(families[0])} address but the primary machine network is IPv${String(primary)}`,
+          'list VIPs in the same family order as the networks',
+        );
       }
     }
   }
@@ -697,10 +989,20 @@ class ClusterChecker {
       const at = [...this.at, 'nodes', index];
       const first = hostNames.get(node.hostName);
       if (!isDnsSubdomain(node.hostName)) {
-        this.error('HOSTNAME_INVALID', [...at, 'hostName'], `hostName "${node.hostName}" is not a valid DNS name`, 'use lowercase letters, digits, "-" and ".", each label starting and ending with a letter or digit');
+        this.error(
+          'HOSTNAME_INVALID',
+          [...at, 'hostName'],
+          `hostName "${node.hostName}" is not a valid DNS name`,
+          'use lowercase letters, digits, "-" and ".", each label starting and ending with a letter or digit',
+        );
       }
       if (first !== undefined) {
-        this.error('HOSTNAME_DUPLICATE', [...at, 'hostName'], `hostName "${node.hostName}" is already used by node ${String(first)} of this cluster`, 'each node needs its own hostName: it names the BareMetalHost');
+        this.error(
+          'HOSTNAME_DUPLICATE',
+          [...at, 'hostName'],
+          `hostName "${node.hostName}" is already used by node ${String(first)} of this cluster`,
+          'each node needs its own hostName: it names the BareMetalHost',
+        );
       } else {
         hostNames.set(node.hostName, index);
       }
@@ -711,9 +1013,21 @@ class ClusterChecker {
   private checkNode(node: SiteConfigNode, at: Path): void {
     const bmc = parseBmcAddress(node.bmcAddress);
     if ('problem' in bmc) {
-      this.error('BMC_ADDRESS_INVALID', [...at, 'bmcAddress'], `bmcAddress: ${bmc.problem}`, bmc.hint);
+      this.error(
+        'BMC_ADDRESS_INVALID',
+        [...at, 'bmcAddress'],
+        `bmcAddress: ${bmc.problem}`,
+        bmc.hint,
+      );
     } else if (!bmc.virtualMedia) {
-      this.report.add(this.doc, 'warning', 'BMC_NEEDS_PROVISIONING_NETWORK', [...at, 'bmcAddress'], `BMC scheme "${bmc.scheme}" boots over a provisioning network, which edge sites do not have`, 'use redfish-virtualmedia, idrac-virtualmedia or ilo5-virtualmedia to boot the discovery ISO');
+      this.report.add(
+        this.doc,
+        'warning',
+        'BMC_NEEDS_PROVISIONING_NETWORK',
+        [...at, 'bmcAddress'],
+        `BMC scheme "${bmc.scheme}" boots over a provisioning network, which edge sites do not have`,
+        'use redfish-virtualmedia, idrac-virtualmedia or ilo5-virtualmedia to boot the discovery ISO',
+      );
     }
     const macs = new Map<string, Path>();
     const bootPath = [...at, 'bootMACAddress'];
@@ -728,37 +1042,85 @@ class ClusterChecker {
       const key = this.macKey(path, nic.macAddress);
       if (!key) return;
       if (interfaceMacs.has(key)) {
-        this.error('MAC_DUPLICATE', path, `MAC ${nic.macAddress} is listed twice for node ${node.hostName}`, 'each interface has its own MAC');
+        this.error(
+          'MAC_DUPLICATE',
+          path,
+          `MAC ${nic.macAddress} is listed twice for node ${node.hostName}`,
+          'each interface has its own MAC',
+        );
       }
       interfaceMacs.add(key);
       if (!macs.has(key)) macs.set(key, path);
     });
     // An interface MAC that is no MAC is reported already; it may well be the boot MAC mistyped.
-    if (bootKey && interfaces.length > 0 && !interfaceMacs.has(bootKey) && interfaces.every((nic) => MAC.test(nic.macAddress))) {
-      this.error('BOOT_MAC_NOT_IN_INTERFACES', bootPath, `bootMACAddress ${node.bootMACAddress} is not among nodeNetwork.interfaces`, `add {name: <nic>, macAddress: "${node.bootMACAddress}"} to nodeNetwork.interfaces, or fix the MAC`);
+    if (
+      bootKey &&
+      interfaces.length > 0 &&
+      !interfaceMacs.has(bootKey) &&
+      interfaces.every((nic) => MAC.test(nic.macAddress))
+    ) {
+      this.error(
+        'BOOT_MAC_NOT_IN_INTERFACES',
+        bootPath,
+        `bootMACAddress ${node.bootMACAddress} is not among nodeNetwork.interfaces`,
+        `add {name: <nic>, macAddress: "${node.bootMACAddress}"} to nodeNetwork.interfaces, or fix the MAC`,
+      );
     }
     for (const [key, path] of macs) this.claimMac(node, key, path);
-    if (node.nodeNetwork?.config !== undefined) this.checkNmstate(node, [...at, 'nodeNetwork', 'config'], node.nodeNetwork.config, interfaceNames);
+    if (node.nodeNetwork?.config !== undefined)
+      this.checkNmstate(
+        node,
+        [...at, 'nodeNetwork', 'config'],
+        node.nodeNetwork.config,
+        interfaceNames,
+      );
     if (node.hardwareProfile !== undefined) {
-      this.warn('IGNORED_FIELD', [...at, 'hardwareProfile'], 'hardwareProfile is in the upstream CRD but no generator uses it', 'remove it');
+      this.warn(
+        'IGNORED_FIELD',
+        [...at, 'hardwareProfile'],
+        'hardwareProfile is in the upstream CRD but no generator uses it',
+        'remove it',
+      );
     }
     if (node.installerArgs !== undefined) {
       const parsed = parseJsonField(node.installerArgs);
-      if ('problem' in parsed || !Array.isArray(parsed.value) || !parsed.value.every((arg) => typeof arg === 'string')) {
-        this.error('INSTALLER_ARGS_INVALID', [...at, 'installerArgs'], `installerArgs is not a JSON array of strings${'problem' in parsed ? `: ${parsed.problem}` : ''}`, `write it as a string holding a JSON list, e.g. '["--append-karg","nameserver=8.8.8.8"]'`);
+      if (
+        'problem' in parsed ||
+        !Array.isArray(parsed.value) ||
+        !parsed.value.every((arg) => typeof arg === 'string')
+      ) {
+        this.error(
+          'INSTALLER_ARGS_INVALID',
+          [...at, 'installerArgs'],
+          `installerArgs is not a JSON array of strings${'problem' in parsed ? `: ${parsed.problem}` : ''}`,
+          `write it as a string holding a JSON list, e.g. '["--append-karg","nameserver=8.8.8.8"]'`,
+        );
       }
     }
-    if (node.ignitionConfigOverride !== undefined) this.checkIgnition([...at, 'ignitionConfigOverride'], node.ignitionConfigOverride);
+    if (node.ignitionConfigOverride !== undefined)
+      this.checkIgnition([...at, 'ignitionConfigOverride'], node.ignitionConfigOverride);
     for (const [key] of Object.entries(node.nodeLabels ?? {})) {
       const problem = labelKeyProblem(key);
-      if (problem) this.error('LABEL_INVALID', [...at, 'nodeLabels', key], `node label key "${key}" is invalid: ${problem}`, 'the label is applied to the Node object; rename it', 'key');
+      if (problem)
+        this.error(
+          'LABEL_INVALID',
+          [...at, 'nodeLabels', key],
+          `node label key "${key}" is invalid: ${problem}`,
+          'the label is applied to the Node object; rename it',
+          'key',
+        );
     }
   }
 
   /** Checks MAC syntax; returns the MAC in lower case, or undefined when it is not one. */
   private macKey(path: Path, mac: string): string | undefined {
     if (MAC.test(mac)) return mac.toLowerCase();
-    this.error('MAC_INVALID', path, `"${mac}" is not a MAC address`, 'write six hex pairs separated by colons, e.g. 0c:42:a1:8a:74:ec');
+    this.error(
+      'MAC_INVALID',
+      path,
+      `"${mac}" is not a MAC address`,
+      'write six hex pairs separated by colons, e.g. 0c:42:a1:8a:74:ec',
+    );
     return undefined;
   }
 
@@ -768,70 +1130,147 @@ class ClusterChecker {
     const first = this.fleet.macs.get(key);
     if (!first) this.fleet.macs.set(key, { place: FleetIndex.place(this.doc, path), owner });
     else if (first.owner !== owner) {
-      this.report.add(this.doc, 'error', 'MAC_DUPLICATE', path, `MAC ${key} is also used by ${first.owner} (${RELATED})`, 'MAC addresses identify hosts; every host in the fleet needs its own', 'value', first.place);
+      this.report.add(
+        this.doc,
+        'error',
+        'MAC_DUPLICATE',
+        path,
+        `MAC ${key} is also used by ${first.owner} (${RELATED})`,
+        'MAC addresses identify hosts; every host in the fleet needs its own',
+        'value',
+        first.place,
+      );
     }
   }
 
-  private checkNmstate(node: SiteConfigNode, at: Path, config: Readonly<Record<string, unknown>>, mappedNames: Set<string>): void {
+  private checkNmstate(
+    node: SiteConfigNode,
+    at: Path,
+    config: Readonly<Record<string, unknown>>,
+    mappedNames: Set<string>,
+  ): void {
     const ifaces = Array.isArray(config['interfaces']) ? (config['interfaces'] as unknown[]) : [];
     const names = new Set<string>();
     ifaces.forEach((raw, index) => {
       if (!isPlainObject(raw)) return;
-      const iface = raw as Record<string, unknown>;
+      const iface = raw;
       const name = iface['name'];
       if (typeof name === 'string') names.add(name);
-      if (typeof name === 'string' && iface['type'] === 'ethernet' && mappedNames.size > 0 && !mappedNames.has(name)) {
-        this.report.add(this.doc, 'warning', 'NMSTATE_INTERFACE_UNMAPPED', [...at, 'interfaces', index, 'name'], `ethernet interface "${name}" has no MAC in nodeNetwork.interfaces`, `add {name: ${name}, macAddress: ...} to nodeNetwork.interfaces so the discovery image can find the NIC`);
+      if (
+        typeof name === 'string' &&
+        iface['type'] === 'ethernet' &&
+        mappedNames.size > 0 &&
+        !mappedNames.has(name)
+      ) {
+        this.report.add(
+          this.doc,
+          'warning',
+          'NMSTATE_INTERFACE_UNMAPPED',
+          [...at, 'interfaces', index, 'name'],
+          `ethernet interface "${name}" has no MAC in nodeNetwork.interfaces`,
+          `add {name: ${name}, macAddress: ...} to nodeNetwork.interfaces so the discovery image can find the NIC`,
+        );
       }
       for (const family of [4, 6] as const) {
         const stack = iface[`ipv${String(family)}`];
         if (!isPlainObject(stack)) continue;
-        const addresses = (stack as Record<string, unknown>)['address'];
+        const addresses = stack['address'];
         if (!Array.isArray(addresses)) continue;
         addresses.forEach((entry: unknown, k) => {
           if (!isPlainObject(entry)) return;
-          const { ip, 'prefix-length': prefix } = entry as { ip?: unknown; 'prefix-length'?: unknown };
+          const { ip, 'prefix-length': prefix } = entry as {
+            ip?: unknown;
+            'prefix-length'?: unknown;
+          };
           const path = [...at, 'interfaces', index, `ipv${String(family)}`, 'address', k];
           const parsed = typeof ip === 'string' ? parseIp(ip) : undefined;
-          if (!parsed || parsed.family !== family) {
-            this.error('NMSTATE_ADDRESS_INVALID', [...path, 'ip'], `${String(ip)} is not an IPv${String(family)} address`, `list IPv${String(family)} addresses under ipv${String(family)}.address`);
+          if (parsed?.family !== family) {
+            this.error(
+              'NMSTATE_ADDRESS_INVALID',
+              [...path, 'ip'],
+              `${String(ip)} is not an IPv${String(family)} address`,
+              `list IPv${String(family)} addresses under ipv${String(family)}.address`,
+            );
             return;
           }
           const bits = family === 4 ? 32 : 128;
-          if (typeof prefix !== 'number' || !Number.isInteger(prefix) || prefix < 1 || prefix > bits) {
-            this.error('NMSTATE_ADDRESS_INVALID', [...path, 'prefix-length'], `prefix-length ${String(prefix)} is not valid for IPv${String(family)}`, `use an integer from 1 to ${String(bits)}`);
+          if (
+            typeof prefix !== 'number' ||
+            !Number.isInteger(prefix) ||
+            prefix < 1 ||
+            prefix > bits
+          ) {
+            this.error(
+              'NMSTATE_ADDRESS_INVALID',
+              [...path, 'prefix-length'],
+              `prefix-length ${String(prefix)} is not valid for IPv${String(family)}`,
+              `use an integer from 1 to ${String(bits)}`,
+            );
             return;
           }
-          const duplicate = this.nodeIps.find((n) => n.ip.family === family && n.ip.value === parsed.value);
+          const duplicate = this.nodeIps.find(
+            (n) => n.ip.family === family && n.ip.value === parsed.value,
+          );
           if (duplicate && duplicate.host !== node.hostName) {
-            this.error('NODE_IP_DUPLICATE', [...path, 'ip'], `address ${ip as string} is also configured on node ${duplicate.host}`, 'every node needs its own address');
+            this.error(
+              'NODE_IP_DUPLICATE',
+              [...path, 'ip'],
+              `address ${ip as string} is also configured on node ${duplicate.host}`,
+              'every node needs its own address',
+            );
           }
           this.nodeIps.push({ ip: parsed, path: [...path, 'ip'], host: node.hostName });
         });
       }
     });
-    const routes = isPlainObject(config['routes']) ? (config['routes'] as Record<string, unknown>)['config'] : undefined;
+    const routes = isPlainObject(config['routes']) ? config['routes']['config'] : undefined;
     if (Array.isArray(routes)) {
       routes.forEach((raw: unknown, index) => {
         if (!isPlainObject(raw)) return;
-        const route = raw as Record<string, unknown>;
+        const route = raw;
         const path = [...at, 'routes', 'config', index];
         const dest = route['destination'];
-        if (typeof dest === 'string' && !parseCidr(dest)) this.error('NMSTATE_ROUTE_INVALID', [...path, 'destination'], `route destination "${dest}" is not a CIDR`, 'use 0.0.0.0/0 or ::/0 for a default route');
+        if (typeof dest === 'string' && !parseCidr(dest))
+          this.error(
+            'NMSTATE_ROUTE_INVALID',
+            [...path, 'destination'],
+            `route destination "${dest}" is not a CIDR`,
+            'use 0.0.0.0/0 or ::/0 for a default route',
+          );
         const hop = route['next-hop-address'];
-        if (typeof hop === 'string' && !parseIp(hop)) this.error('NMSTATE_ROUTE_INVALID', [...path, 'next-hop-address'], `next-hop-address "${hop}" is not an IP address`, 'write the gateway address');
+        if (typeof hop === 'string' && !parseIp(hop))
+          this.error(
+            'NMSTATE_ROUTE_INVALID',
+            [...path, 'next-hop-address'],
+            `next-hop-address "${hop}" is not an IP address`,
+            'write the gateway address',
+          );
         const via = route['next-hop-interface'];
         if (typeof via === 'string' && !names.has(via)) {
-          this.error('NMSTATE_ROUTE_INTERFACE_UNKNOWN', [...path, 'next-hop-interface'], `route uses interface "${via}", which config.interfaces does not define`, names.size > 0 ? `use one of: ${[...names].join(', ')}` : 'define the interface under nodeNetwork.config.interfaces');
+          this.error(
+            'NMSTATE_ROUTE_INTERFACE_UNKNOWN',
+            [...path, 'next-hop-interface'],
+            `route uses interface "${via}", which config.interfaces does not define`,
+            names.size > 0
+              ? `use one of: ${[...names].join(', ')}`
+              : 'define the interface under nodeNetwork.config.interfaces',
+          );
         }
       });
     }
-    const dns = isPlainObject(config['dns-resolver']) ? (config['dns-resolver'] as Record<string, unknown>)['config'] : undefined;
-    const servers = isPlainObject(dns) ? (dns as Record<string, unknown>)['server'] : undefined;
+    const dns = isPlainObject(config['dns-resolver'])
+      ? config['dns-resolver']['config']
+      : undefined;
+    const servers = isPlainObject(dns) ? dns['server'] : undefined;
     if (Array.isArray(servers)) {
       servers.forEach((server: unknown, index) => {
         if (typeof server !== 'string' || !parseIp(server)) {
-          this.error('NMSTATE_DNS_INVALID', [...at, 'dns-resolver', 'config', 'server', index], `DNS server ${JSON.stringify(server)} is not an IP address`, 'list name server IP addresses');
+          this.error(
+            'NMSTATE_DNS_INVALID',
+            [...at, 'dns-resolver', 'config', 'server', index],
+            `DNS server ${JSON.stringify(server)} is not an IP address`,
+            'list name server IP addresses',
+          );
         }
       });
     }
@@ -841,14 +1280,21 @@ class ClusterChecker {
   /** A node with static addresses needs one inside the machine network of each family it uses. */
   private checkNodeInMachineNetwork(node: SiteConfigNode): void {
     if (this.cluster.machineNetwork === undefined) return;
-    const networks = (this.cluster.machineNetwork).map((n) => parseCidr(n.cidr)).filter((c): c is Cidr => c !== undefined);
+    const networks = this.cluster.machineNetwork
+      .map((n) => parseCidr(n.cidr))
+      .filter((c): c is Cidr => c !== undefined);
     const mine = this.nodeIps.filter((n) => n.host === node.hostName);
     for (const family of [4, 6] as const) {
       const familyNetworks = networks.filter((n) => n.family === family);
       const familyIps = mine.filter((n) => n.ip.family === family);
       if (familyNetworks.length === 0 || familyIps.length === 0) continue;
       if (!familyIps.some((n) => familyNetworks.some((net) => cidrContains(net, n.ip)))) {
-        this.error('NODE_IP_OUTSIDE_MACHINE_NETWORK', familyIps[0]!.path, `node ${node.hostName} has no IPv${String(family)} address inside machineNetwork ${familyNetworks.map((n) => n.text).join(', ')}`, 'the installer picks the node address from the machine network; fix the address or machineNetwork');
+        this.error(
+          'NODE_IP_OUTSIDE_MACHINE_NETWORK',
+          familyIps[0]!.path,
+          `node ${node.hostName} has no IPv${String(family)} address inside machineNetwork ${familyNetworks.map((n) => n.text).join(', ')}`,
+          'the installer picks the node address from the machine network; fix the address or machineNetwork',
+        );
       }
     }
   }
@@ -860,18 +1306,57 @@ class ClusterChecker {
     cluster.nodes.forEach((node, index) => {
       const nodeAt = [...at, 'nodes', index];
       if (node.cpuset !== undefined) {
-        this.report.add(this.doc, 'warning', 'DEPRECATED_FIELD', [...nodeAt, 'cpuset'], 'cpuset is deprecated since OpenShift 4.15', 'set cpuPartitioningMode: AllNodes on the cluster and a PerformanceProfile instead', 'key');
-        if (!this.isSno) this.error('SNO_ONLY_FIELD', [...nodeAt, 'cpuset'], 'cpuset (workload partitioning) is only supported on single-node clusters', 'remove cpuset, or use cpuPartitioningMode: AllNodes', 'key');
+        this.report.add(
+          this.doc,
+          'warning',
+          'DEPRECATED_FIELD',
+          [...nodeAt, 'cpuset'],
+          'cpuset is deprecated since OpenShift 4.15',
+          'set cpuPartitioningMode: AllNodes on the cluster and a PerformanceProfile instead',
+          'key',
+        );
+        if (!this.isSno)
+          this.error(
+            'SNO_ONLY_FIELD',
+            [...nodeAt, 'cpuset'],
+            'cpuset (workload partitioning) is only supported on single-node clusters',
+            'remove cpuset, or use cpuPartitioningMode: AllNodes',
+            'key',
+          );
       }
       if ((node.diskPartition ?? []).length > 0 && !this.isSno) {
-        this.error('SNO_ONLY_FIELD', [...nodeAt, 'diskPartition'], 'diskPartition is only supported on single-node clusters', 'remove diskPartition, or use ignitionConfigOverride on multi-node clusters', 'key');
+        this.error(
+          'SNO_ONLY_FIELD',
+          [...nodeAt, 'diskPartition'],
+          'diskPartition is only supported on single-node clusters',
+          'remove diskPartition, or use ignitionConfigOverride on multi-node clusters',
+          'key',
+        );
       }
       (node.diskPartition ?? []).forEach((disk, d) => {
         disk.partitions.forEach((part, p) => {
           const path = [...nodeAt, 'diskPartition', d, 'partitions', p];
-          if (part.start < 25000) this.error('DISK_PARTITION_INVALID', [...path, 'start'], `partition start ${String(part.start)} MiB overlaps the OS`, 'start data partitions at 25000 MiB or later');
-          if (part.size <= 0) this.error('DISK_PARTITION_INVALID', [...path, 'size'], `partition size ${String(part.size)} must be positive`, 'give the size in MiB');
-          if (!part.mount_point.startsWith('/')) this.error('DISK_PARTITION_INVALID', [...path, 'mount_point'], `mount_point "${part.mount_point}" is not an absolute path`, 'write it as /var/imageregistry');
+          if (part.start < 25000)
+            this.error(
+              'DISK_PARTITION_INVALID',
+              [...path, 'start'],
+              `partition start ${String(part.start)} MiB overlaps the OS`,
+              'start data partitions at 25000 MiB or later',
+            );
+          if (part.size <= 0)
+            this.error(
+              'DISK_PARTITION_INVALID',
+              [...path, 'size'],
+              `partition size ${String(part.size)} must be positive`,
+              'give the size in MiB',
+            );
+          if (!part.mount_point.startsWith('/'))
+            this.error(
+              'DISK_PARTITION_INVALID',
+              [...path, 'mount_point'],
+              `mount_point "${part.mount_point}" is not an absolute path`,
+              'write it as /var/imageregistry',
+            );
         });
       });
     });
@@ -880,12 +1365,37 @@ class ClusterChecker {
       const mode = filter.inclusionDefault ?? 'include';
       const wrong = mode === 'include' ? 'include' : 'exclude';
       if (filter[wrong] !== undefined) {
-        this.error('FILTER_INVALID', [...at, 'extraManifests', 'filter', wrong], `filter.${wrong} has no effect when inclusionDefault is ${mode}`, mode === 'include' ? 'list files to drop under exclude, or set inclusionDefault: exclude' : 'list files to keep under include, or set inclusionDefault: include', 'key');
+        this.error(
+          'FILTER_INVALID',
+          [...at, 'extraManifests', 'filter', wrong],
+          `filter.${wrong} has no effect when inclusionDefault is ${mode}`,
+          mode === 'include'
+            ? 'list files to drop under exclude, or set inclusionDefault: exclude'
+            : 'list files to keep under include, or set inclusionDefault: include',
+          'key',
+        );
       }
     }
     if (cluster.extraManifestPath !== undefined) {
-      this.report.add(this.doc, 'warning', 'DEPRECATED_FIELD', [...at, 'extraManifestPath'], 'extraManifestPath is deprecated since 4.14', 'use extraManifests.searchPaths', 'key');
-      if (cluster.extraManifests?.searchPaths !== undefined) this.report.add(this.doc, 'warning', 'IGNORED_FIELD', [...at, 'extraManifestPath'], 'extraManifestPath is ignored because extraManifests.searchPaths is set', 'move the directory into searchPaths', 'key');
+      this.report.add(
+        this.doc,
+        'warning',
+        'DEPRECATED_FIELD',
+        [...at, 'extraManifestPath'],
+        'extraManifestPath is deprecated since 4.14',
+        'use extraManifests.searchPaths',
+        'key',
+      );
+      if (cluster.extraManifests?.searchPaths !== undefined)
+        this.report.add(
+          this.doc,
+          'warning',
+          'IGNORED_FIELD',
+          [...at, 'extraManifestPath'],
+          'extraManifestPath is ignored because extraManifests.searchPaths is set',
+          'move the directory into searchPaths',
+          'key',
+        );
     }
   }
 }
@@ -899,7 +1409,7 @@ function scalarText(container: unknown, key: string, value: unknown): string {
   if (typeof value === 'string') return value;
   const raw = rawText(container, key);
   if (raw !== undefined) return value === null ? '' : raw;
-  return value === null || value === undefined ? '' : String(value);
+  return value === null || value === undefined ? '' : JSON.stringify(value);
 }
 
 /** A deep copy of parsed YAML data without the source-location tables. */
@@ -916,14 +1426,30 @@ function toPlain(value: unknown): unknown {
  * values as the strings a Go YAML reader would have read.
  */
 function normalize(site: SiteConfig): SiteConfig {
-  const strings = (map: Readonly<Record<string, unknown>> | undefined): Record<string, string> | undefined => {
+  const strings = (
+    map: Readonly<Record<string, unknown>> | undefined,
+  ): Record<string, string> | undefined => {
     if (map === undefined) return undefined;
     return Object.fromEntries(Object.entries(map).map(([k, v]) => [k, scalarText(map, k, v)]));
   };
-  const withAnnotations = <T extends { crAnnotations?: { add?: Readonly<Record<string, Readonly<Record<string, unknown>>>> } }>(plain: T, source: T): T => {
+  const withAnnotations = <
+    T extends {
+      crAnnotations?: { add?: Readonly<Record<string, Readonly<Record<string, unknown>>>> };
+    },
+  >(
+    plain: T,
+    source: T,
+  ): T => {
     const add = source.crAnnotations?.add;
     if (add === undefined) return plain;
-    return { ...plain, crAnnotations: { add: Object.fromEntries(Object.entries(add).map(([kind, map]) => [kind, strings(map) ?? {}])) } };
+    return {
+      ...plain,
+      crAnnotations: {
+        add: Object.fromEntries(
+          Object.entries(add).map(([kind, map]) => [kind, strings(map) ?? {}]),
+        ),
+      },
+    };
   };
   const plain = toPlain(site) as SiteConfig;
   return {

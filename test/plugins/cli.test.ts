@@ -1,5 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
@@ -8,8 +15,14 @@ import { parseAllDocuments } from 'yaml';
 import { repoRoot, snoSite } from '../support/sites.js';
 
 /** Runs the real `siteforge` binary, as a user would. */
-function siteforge(args: string[], cwd = repoRoot): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [join(repoRoot, 'bin', 'siteforge.js'), ...args], { cwd, encoding: 'utf8' });
+function siteforge(
+  args: string[],
+  cwd = repoRoot,
+): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [join(repoRoot, 'bin', 'siteforge.js'), ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -25,7 +38,17 @@ describe('siteforge generate', () => {
     const docs = parseAllDocuments(stdout).map((d) => d.toJS() as { kind: string });
     expect(docs.length).toBe(58);
     expect(new Set(docs.map((d) => d.kind))).toEqual(
-      new Set(['Namespace', 'AgentClusterInstall', 'ClusterDeployment', 'ConfigMap', 'InfraEnv', 'NMStateConfig', 'ManagedCluster', 'KlusterletAddonConfig', 'BareMetalHost']),
+      new Set([
+        'Namespace',
+        'AgentClusterInstall',
+        'ClusterDeployment',
+        'ConfigMap',
+        'InfraEnv',
+        'NMStateConfig',
+        'ManagedCluster',
+        'KlusterletAddonConfig',
+        'BareMetalHost',
+      ]),
     );
   });
 
@@ -62,16 +85,24 @@ describe('siteforge generate', () => {
 
   it('skips other kinds with a note on stderr', () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'site.yaml'), `${snoSite()}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n`);
+    writeFileSync(
+      join(dir, 'site.yaml'),
+      `${snoSite()}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n`,
+    );
     const { status, stdout, stderr } = siteforge(['generate', dir]);
     expect(status).toBe(0);
-    expect(stderr).toMatch(/site\.yaml:\d+:1: note SKIPPED_DOCUMENT: skipping a document of kind ConfigMap/);
+    expect(stderr).toMatch(
+      /site\.yaml:\d+:1: note SKIPPED_DOCUMENT: skipping a document of kind ConfigMap/,
+    );
     expect(stdout).toContain('kind: BareMetalHost');
   });
 });
 
 describe('invalid input', () => {
-  const broken = snoSite({ cluster: '      apiVIPs:\n        - 10.9.9.9\n', node: '          bootMode: BIOS\n' });
+  const broken = snoSite({
+    cluster: '      apiVIPs:\n        - 10.9.9.9\n',
+    node: '          bootMode: BIOS\n',
+  });
 
   it('reports every error as file:line:column with a hint, prints nothing on stdout, exits 1', () => {
     const dir = tempDir();
@@ -79,7 +110,9 @@ describe('invalid input', () => {
     const { status, stdout, stderr } = siteforge(['generate', join(dir, 'bad.yaml')]);
     expect(status).toBe(1);
     expect(stdout).toBe('');
-    expect(stderr).toContain(`${join(dir, 'bad.yaml')}:23:21: error INVALID_VALUE: "BIOS" is not allowed for "spec.clusters.0.nodes.0.bootMode"`);
+    expect(stderr).toContain(
+      `${join(dir, 'bad.yaml')}:23:21: error INVALID_VALUE: "BIOS" is not allowed for "spec.clusters.0.nodes.0.bootMode"`,
+    );
     expect(stderr).toContain('\n  hint: allowed: "UEFI", "UEFISecureBoot", "legacy"');
     expect(stderr).toMatch(/nothing was generated/);
     expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
@@ -96,7 +129,10 @@ describe('invalid input', () => {
 
   it('reports YAML syntax errors with their position', () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'syntax.yaml'), 'apiVersion: ran.openshift.io/v1\nkind: SiteConfig\nspec: [unclosed\n');
+    writeFileSync(
+      join(dir, 'syntax.yaml'),
+      'apiVersion: ran.openshift.io/v1\nkind: SiteConfig\nspec: [unclosed\n',
+    );
     const { status, stdout, stderr } = siteforge(['validate', dir]);
     expect(status).toBe(1);
     expect(stdout).toBe('');
@@ -116,12 +152,19 @@ describe('invalid input', () => {
 describe('usage', () => {
   it('prints help and the version', () => {
     expect(siteforge(['--help']).stdout).toContain('Usage: siteforge <command>');
-    const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+    const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+      version: string;
+    };
     expect(siteforge(['--version']).stdout.trim()).toBe(pkg.version);
   });
 
   it('exits 2 on an unknown command, an unknown option or a missing path', () => {
-    for (const args of [['frobnicate'], ['generate', '--bogus', 'x'], ['generate'], ['generate', 'no/such/dir']]) {
+    for (const args of [
+      ['frobnicate'],
+      ['generate', '--bogus', 'x'],
+      ['generate'],
+      ['generate', 'no/such/dir'],
+    ]) {
       const { status, stdout, stderr } = siteforge(args);
       expect(status, args.join(' ')).toBe(2);
       expect(stdout).toBe('');
@@ -154,19 +197,37 @@ describe('cdk8s synth', () => {
   it('compiles examples/sites into dist/ offline, with the same objects as generate', () => {
     const work = tempDir();
     mkdirSync(join(work, 'dist'));
-    const result = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'cdk8s-cli', 'bin', 'cdk8s'), 'synth', '--no-check-upgrade', '--output', join(work, 'dist')], {
-      cwd: repoRoot,
-      encoding: 'utf8',
-      env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' },
-    });
+    const result = spawnSync(
+      process.execPath,
+      [
+        join(repoRoot, 'node_modules', 'cdk8s-cli', 'bin', 'cdk8s'),
+        'synth',
+        '--no-check-upgrade',
+        '--output',
+        join(work, 'dist'),
+      ],
+      {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' },
+      },
+    );
     expect(result.status, result.stderr).toBe(0);
-    const synthesized = parseAllDocuments(readFileSync(join(work, 'dist', 'sites.k8s.yaml'), 'utf8')).map((d) => d.toJS() as unknown);
-    const generated = parseAllDocuments(siteforge(['generate', 'examples/sites']).stdout).map((d) => d.toJS() as unknown);
+    const synthesized = parseAllDocuments(
+      readFileSync(join(work, 'dist', 'sites.k8s.yaml'), 'utf8'),
+    ).map((d) => d.toJS() as unknown);
+    const generated = parseAllDocuments(siteforge(['generate', 'examples/sites']).stdout).map(
+      (d) => d.toJS() as unknown,
+    );
     const canonical = (o: unknown): unknown =>
       Array.isArray(o)
         ? o.map(canonical)
         : o !== null && typeof o === 'object'
-          ? Object.fromEntries(Object.keys(o).sort().map((k) => [k, canonical((o as Record<string, unknown>)[k])]))
+          ? Object.fromEntries(
+              Object.keys(o)
+                .sort()
+                .map((k) => [k, canonical((o as Record<string, unknown>)[k])]),
+            )
           : o;
     const key = (o: unknown): string => JSON.stringify(canonical(o));
     expect(synthesized.map(key).sort()).toEqual(generated.map(key).sort());

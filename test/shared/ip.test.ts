@@ -1,12 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import { cidrContains, cidrsOverlap, formatCidrNetwork, formatIp, parseCidr, parseIp } from '../../src/shared/ip.js';
+import {
+  cidrContains,
+  cidrsOverlap,
+  formatCidrNetwork,
+  formatIp,
+  parseCidr,
+  parseIp,
+} from '../../src/shared/ip.js';
 
 describe('IP addresses', () => {
   it('parses IPv4 dotted quads and rejects near misses', () => {
     expect(parseIp('10.16.231.20')).toMatchObject({ family: 4, value: 0x0a10e714n });
     expect(parseIp('0.0.0.0')?.value).toBe(0n);
     expect(parseIp('255.255.255.255')?.value).toBe(0xffffffffn);
-    for (const bad of ['256.1.1.1', '1.2.3', '1.2.3.4.5', '01.2.3.4', '1..2.3', '1.2.3.', 'a.b.c.d', '', '1.2.3.4/24', ' 1.2.3.4']) {
+    for (const bad of [
+      '256.1.1.1',
+      '1.2.3',
+      '1.2.3.4.5',
+      '01.2.3.4',
+      '1..2.3',
+      '1.2.3.',
+      'a.b.c.d',
+      '',
+      '1.2.3.4/24',
+      ' 1.2.3.4',
+    ]) {
       expect(parseIp(bad), bad).toBeUndefined();
     }
   });
@@ -17,7 +35,14 @@ describe('IP addresses', () => {
     expect(parseIp('::1')?.value).toBe(1n);
     expect(parseIp('::ffff:10.0.0.1')?.value).toBe(0xffff0a000001n);
     expect(parseIp('1:2:3:4:5:6:7:8')).toBeDefined();
-    for (const bad of ['1:2:3:4:5:6:7:8:9', 'fd00:::1', '1::2::3', 'g::1', 'fe80::1%eth0', '12345::1']) {
+    for (const bad of [
+      '1:2:3:4:5:6:7:8:9',
+      'fd00:::1',
+      '1::2::3',
+      'g::1',
+      'fe80::1%eth0',
+      '12345::1',
+    ]) {
       expect(parseIp(bad), bad).toBeUndefined();
     }
   });
@@ -36,7 +61,15 @@ describe('CIDRs', () => {
     expect(withHost.hostBitsSet).toBe(true);
     expect(formatCidrNetwork(withHost)).toBe('10.0.0.0/24');
     expect(formatCidrNetwork(parseCidr('fd00:1:2::5/64')!)).toBe('fd00:1:2::/64');
-    for (const bad of ['10.0.0.0', '10.0.0.0/33', 'fd00::/129', '10.0.0.0/024', '10.0.0.0/-1', 'x/8']) expect(parseCidr(bad), bad).toBeUndefined();
+    for (const bad of [
+      '10.0.0.0',
+      '10.0.0.0/33',
+      'fd00::/129',
+      '10.0.0.0/024',
+      '10.0.0.0/-1',
+      'x/8',
+    ])
+      expect(parseCidr(bad), bad).toBeUndefined();
   });
 
   it('tells containment and overlap, never across families', () => {

@@ -14,7 +14,41 @@ function rng(seed: number): () => number {
   };
 }
 
-const WORDS = ['eno1', 'true', 'no', '~', '10.0.0.1', 'fd00::1', '0x1F', '1e3', '4.18', 'a: b', '# x', "it's", 'say "hi"', '', ' pad', 'x #y', '- dash', '[1]', '{}', '*ref', '&anc', '!tag', 'é✓', 'multi\nline\n', 'tab\there', '@at', '%pct', 'null', '00:11:22:33:44:55', 'http://h:1/p', '-1', '.5', 'key:'];
+const WORDS = [
+  'eno1',
+  'true',
+  'no',
+  '~',
+  '10.0.0.1',
+  'fd00::1',
+  '0x1F',
+  '1e3',
+  '4.18',
+  'a: b',
+  '# x',
+  "it's",
+  'say "hi"',
+  '',
+  ' pad',
+  'x #y',
+  '- dash',
+  '[1]',
+  '{}',
+  '*ref',
+  '&anc',
+  '!tag',
+  'é✓',
+  'multi\nline\n',
+  'tab\there',
+  '@at',
+  '%pct',
+  'null',
+  '00:11:22:33:44:55',
+  'http://h:1/p',
+  '-1',
+  '.5',
+  'key:',
+];
 
 function randomValue(next: () => number, depth: number): unknown {
   const r = next();
@@ -26,9 +60,14 @@ function randomValue(next: () => number, depth: number): unknown {
     if (s < 0.9) return null;
     return Math.round(next() * 1000) / 8;
   }
-  if (r < 0.7) return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1));
+  if (r < 0.7)
+    return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1));
   const obj: Record<string, unknown> = {};
-  for (let i = Math.floor(next() * 5); i > 0; i--) obj[`${WORDS[Math.floor(next() * 6)]!.replace(/[^a-z0-9]/g, '')}k${String(i)}`] = randomValue(next, depth + 1);
+  for (let i = Math.floor(next() * 5); i > 0; i--)
+    obj[`${WORDS[Math.floor(next() * 6)]!.replace(/[^a-z0-9]/g, '')}k${String(i)}`] = randomValue(
+      next,
+      depth + 1,
+    );
   return obj;
 }
 
@@ -47,7 +86,12 @@ function handWritten(value: unknown, next: () => number, indent: number, step: n
     if (value.length === 0) return `${pad}[]\n`;
     return value
       .map((item) => {
-        if (item !== null && typeof item === 'object' && !(Array.isArray(item) && item.length === 0) && Object.keys(item).length > 0) {
+        if (
+          item !== null &&
+          typeof item === 'object' &&
+          !(Array.isArray(item) && item.length === 0) &&
+          Object.keys(item as object).length > 0
+        ) {
           return `${pad}-${comment()}\n${handWritten(item, next, indent + step, step)}`;
         }
         return `${pad}- ${item !== null && typeof item === 'object' ? (Array.isArray(item) ? '[]' : '{}') : scalar(item)}${comment()}\n`;
@@ -59,11 +103,12 @@ function handWritten(value: unknown, next: () => number, indent: number, step: n
     if (entries.length === 0) return `${pad}{}\n`;
     return entries
       .map(([k, v]) => {
-        if (v !== null && typeof v === 'object' && Object.keys(v).length > 0) {
+        if (v !== null && typeof v === 'object' && Object.keys(v as object).length > 0) {
           const indentless = Array.isArray(v) && next() < 0.5;
           return `${pad}${k}:${comment()}\n${handWritten(v, next, indentless ? indent : indent + step, step)}`;
         }
-        const text = v !== null && typeof v === 'object' ? (Array.isArray(v) ? '[]' : '{}') : scalar(v);
+        const text =
+          v !== null && typeof v === 'object' ? (Array.isArray(v) ? '[]' : '{}') : scalar(v);
         return `${pad}${k}: ${text}${comment()}\n`;
       })
       .join('');
@@ -73,7 +118,8 @@ function handWritten(value: unknown, next: () => number, indent: number, step: n
 
 function plain(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(plain);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
   return value;
 }
 
@@ -82,12 +128,19 @@ describe('parseYamlFile on random documents', () => {
     for (let seed = 1; seed <= 400; seed++) {
       const next = rng(seed);
       const value = { root: randomValue(next, 0), list: [randomValue(next, 1)] };
-      const texts = [emitYaml(value), stringify(value), handWritten(value, next, 0, next() < 0.5 ? 2 : 4)];
+      const texts = [
+        emitYaml(value),
+        stringify(value),
+        handWritten(value, next, 0, next() < 0.5 ? 2 : 4),
+      ];
       for (const text of texts) {
         const expected = parseAllDocuments(text).map((d) => d.toJS() as unknown);
         const parsed = parseYamlFile('random.yaml', text, { locations: seed % 2 === 0 });
         expect(parsed.errors, `seed ${String(seed)}\n${text}`).toEqual([]);
-        expect(parsed.documents.map((d) => plain(d.value)), `seed ${String(seed)}\n${text}`).toEqual(expected);
+        expect(
+          parsed.documents.map((d) => plain(d.value)),
+          `seed ${String(seed)}\n${text}`,
+        ).toEqual(expected);
       }
     }
   });

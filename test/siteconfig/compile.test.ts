@@ -12,8 +12,14 @@ function compileText(text: string): Manifest[] {
   return compileFleet(sites.map((s) => s.siteConfig)).flatMap((c) => c.manifests);
 }
 
-function find(manifests: Manifest[], kind: string, name?: string): Manifest & { spec: Record<string, unknown> } {
-  const found = manifests.find((m) => m.kind === kind && (name === undefined || m.metadata.name === name));
+function find(
+  manifests: Manifest[],
+  kind: string,
+  name?: string,
+): Manifest & { spec: Record<string, unknown> } {
+  const found = manifests.find(
+    (m) => m.kind === kind && (name === undefined || m.metadata.name === name),
+  );
   if (!found) throw new Error(`no ${kind} ${name ?? ''}`);
   return found as Manifest & { spec: Record<string, unknown> };
 }
@@ -24,7 +30,9 @@ describe('golden output of examples/sites', () => {
     it(`${name} compiles to the reviewed manifests (npm run golden:update to regenerate)`, () => {
       const { sites, issues } = loadSiteConfigs([file]);
       expect(issues.filter((i) => i.severity === 'error')).toEqual([]);
-      const output = emitYamlStream(compileFleet(sites.map((s) => s.siteConfig)).flatMap((c) => c.manifests));
+      const output = emitYamlStream(
+        compileFleet(sites.map((s) => s.siteConfig)).flatMap((c) => c.manifests),
+      );
       expect(output).toBe(readFileSync(join(repoRoot, 'test', 'golden', name), 'utf8'));
     });
   }
@@ -34,17 +42,30 @@ describe('determinism', () => {
   it('gives byte-identical output for the same input, whatever the file order', () => {
     const files = exampleFiles();
     const render = (list: typeof files): string =>
-      emitYamlStream(compileFleet(loadSiteConfigs(list).sites.map((s) => s.siteConfig)).flatMap((c) => c.manifests));
+      emitYamlStream(
+        compileFleet(loadSiteConfigs(list).sites.map((s) => s.siteConfig)).flatMap(
+          (c) => c.manifests,
+        ),
+      );
     const first = render(files);
     expect(render(files)).toBe(first);
     expect(render([...files].reverse())).toBe(first);
   });
 
   it('orders objects by cluster, then wave, then kind, then name', () => {
-    const manifests = compileFleet(loadSiteConfigs(exampleFiles()).sites.map((s) => s.siteConfig)).flatMap((c) => c.manifests);
+    const manifests = compileFleet(
+      loadSiteConfigs(exampleFiles()).sites.map((s) => s.siteConfig),
+    ).flatMap((c) => c.manifests);
     const cluster = (m: Manifest): string => m.metadata.namespace ?? m.metadata.name;
     const keys = manifests.map((m) => [cluster(m), waveOf(m), m.kind, m.metadata.name] as const);
-    const sorted = [...keys].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0)));
+    const sorted = [...keys].sort((a, b) =>
+      a[0] < b[0]
+        ? -1
+        : a[0] > b[0]
+          ? 1
+          : a[1] - b[1] ||
+            (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0),
+    );
     expect(keys).toEqual(sorted);
   });
 });
@@ -83,9 +104,17 @@ describe('the CR set of a cluster', () => {
 
   it('fills the BareMetalHost defaults: UEFI, cleaning disabled, online, BMAC annotations', () => {
     const bmh = find(manifests, 'BareMetalHost');
-    expect(bmh.spec).toMatchObject({ bootMode: 'UEFI', automatedCleaningMode: 'disabled', online: true, bootMACAddress: 'aa:bb:cc:00:00:01' });
+    expect(bmh.spec).toMatchObject({
+      bootMode: 'UEFI',
+      automatedCleaningMode: 'disabled',
+      online: true,
+      bootMACAddress: 'aa:bb:cc:00:00:01',
+    });
     expect(bmh.metadata.labels).toEqual({ [Keys.InfraEnvLabel]: 'sno1' });
-    expect(bmh.metadata.annotations).toMatchObject({ [Keys.BmacHostname]: 'sno1-node', [Keys.BmacRole]: 'master' });
+    expect(bmh.metadata.annotations).toMatchObject({
+      [Keys.BmacHostname]: 'sno1-node',
+      [Keys.BmacRole]: 'master',
+    });
     expect(bmh.metadata.annotations?.[Keys.InspectDisabled]).toBeUndefined();
   });
 
@@ -93,7 +122,12 @@ describe('the CR set of a cluster', () => {
     expect(find(manifests, 'ClusterDeployment').spec).toMatchObject({
       baseDomain: 'example.com',
       clusterName: 'sno1',
-      clusterInstallRef: { group: 'extensions.hive.openshift.io', kind: 'AgentClusterInstall', name: 'sno1', version: 'v1beta1' },
+      clusterInstallRef: {
+        group: 'extensions.hive.openshift.io',
+        kind: 'AgentClusterInstall',
+        name: 'sno1',
+        version: 'v1beta1',
+      },
       platform: { agentBareMetal: { agentSelector: { matchLabels: { 'cluster-name': 'sno1' } } } },
       pullSecretRef: { name: 'pull-secret' },
     });
@@ -113,9 +147,15 @@ describe('the CR set of a cluster', () => {
   });
 
   it('labels the ManagedCluster with vendor and cloud auto-detect, and enables only the policy controller', () => {
-    expect(find(manifests, 'ManagedCluster').metadata.labels).toEqual({ vendor: 'auto-detect', cloud: 'auto-detect' });
+    expect(find(manifests, 'ManagedCluster').metadata.labels).toEqual({
+      vendor: 'auto-detect',
+      cloud: 'auto-detect',
+    });
     expect(find(manifests, 'ManagedCluster').spec).toEqual({ hubAcceptsClient: true });
-    expect(find(manifests, 'KlusterletAddonConfig').spec).toMatchObject({ policyController: { enabled: true }, searchCollector: { enabled: false } });
+    expect(find(manifests, 'KlusterletAddonConfig').spec).toMatchObject({
+      policyController: { enabled: true },
+      searchCollector: { enabled: false },
+    });
   });
 
   it('omits the NMStateConfig of a node without network settings', () => {
@@ -126,12 +166,18 @@ describe('the CR set of a cluster', () => {
 describe('field mappings', () => {
   it('defaults networkType to OVNKubernetes in the install-config overrides', () => {
     const aci = find(compileText(snoSite()), 'AgentClusterInstall');
-    expect(aci.metadata.annotations?.[Keys.InstallConfigOverrides]).toBe('{"networking":{"networkType":"OVNKubernetes"}}');
+    expect(aci.metadata.annotations?.[Keys.InstallConfigOverrides]).toBe(
+      '{"networking":{"networkType":"OVNKubernetes"}}',
+    );
   });
 
   it('merges networkType into a user networking block and appends cpuPartitioningMode', () => {
     const aci = find(
-      compileText(snoSite({ cluster: `      networkType: OpenShiftSDN\n      cpuPartitioningMode: AllNodes\n      installConfigOverrides: '{"networking":{"ovnKubernetesConfig":{}},"fips":true}'\n` })),
+      compileText(
+        snoSite({
+          cluster: `      networkType: OpenShiftSDN\n      cpuPartitioningMode: AllNodes\n      installConfigOverrides: '{"networking":{"ovnKubernetesConfig":{}},"fips":true}'\n`,
+        }),
+      ),
       'AgentClusterInstall',
     );
     expect(JSON.parse(aci.metadata.annotations?.[Keys.InstallConfigOverrides] ?? '')).toEqual({
@@ -142,35 +188,71 @@ describe('field mappings', () => {
   });
 
   it('uses the cluster image set over the site one', () => {
-    const aci = find(compileText(snoSite({ cluster: '      clusterImageSetNameRef: openshift-4.19\n' })), 'AgentClusterInstall');
+    const aci = find(
+      compileText(snoSite({ cluster: '      clusterImageSetNameRef: openshift-4.19\n' })),
+      'AgentClusterInstall',
+    );
     expect(aci.spec['imageSetRef']).toEqual({ name: 'openshift-4.19' });
   });
 
   it('writes manifestsConfigMapRefs for v2, and adds the aZTP ConfigMap when accelerated-ztp is set', () => {
-    const v2 = find(compileText(snoSite({ apiVersion: 'ran.openshift.io/v2' })), 'AgentClusterInstall');
+    const v2 = find(
+      compileText(snoSite({ apiVersion: 'ran.openshift.io/v2' })),
+      'AgentClusterInstall',
+    );
     expect(v2.spec['manifestsConfigMapRefs']).toEqual([{ name: 'sno1' }]);
-    const aztp = find(compileText(snoSite({ cluster: '      clusterLabels:\n        accelerated-ztp: full\n' })), 'AgentClusterInstall');
+    const aztp = find(
+      compileText(snoSite({ cluster: '      clusterLabels:\n        accelerated-ztp: full\n' })),
+      'AgentClusterInstall',
+    );
     expect(aztp.spec['manifestsConfigMapRefs']).toEqual([{ name: 'sno1' }, { name: 'sno1-aztp' }]);
     expect(aztp.spec['manifestsConfigMapRef']).toBeUndefined();
   });
 
   it('copies the proxy to the AgentClusterInstall and the InfraEnv', () => {
-    const manifests = compileText(snoSite({ cluster: '      proxy:\n        httpProxy: http://proxy:3128\n        noProxy: .svc\n' }));
-    expect(find(manifests, 'AgentClusterInstall').spec['proxy']).toEqual({ httpProxy: 'http://proxy:3128', noProxy: '.svc' });
-    expect(find(manifests, 'InfraEnv').spec['proxy']).toEqual({ httpProxy: 'http://proxy:3128', noProxy: '.svc' });
+    const manifests = compileText(
+      snoSite({
+        cluster: '      proxy:\n        httpProxy: http://proxy:3128\n        noProxy: .svc\n',
+      }),
+    );
+    expect(find(manifests, 'AgentClusterInstall').spec['proxy']).toEqual({
+      httpProxy: 'http://proxy:3128',
+      noProxy: '.svc',
+    });
+    expect(find(manifests, 'InfraEnv').spec['proxy']).toEqual({
+      httpProxy: 'http://proxy:3128',
+      noProxy: '.svc',
+    });
   });
 
   it('sets holdInstallation only when it is true', () => {
-    expect(find(compileText(snoSite({ cluster: '      holdInstallation: true\n' })), 'AgentClusterInstall').spec['holdInstallation']).toBe(true);
-    expect(find(compileText(snoSite({ cluster: '      holdInstallation: false\n' })), 'AgentClusterInstall').spec).not.toHaveProperty('holdInstallation');
+    expect(
+      find(
+        compileText(snoSite({ cluster: '      holdInstallation: true\n' })),
+        'AgentClusterInstall',
+      ).spec['holdInstallation'],
+    ).toBe(true);
+    expect(
+      find(
+        compileText(snoSite({ cluster: '      holdInstallation: false\n' })),
+        'AgentClusterInstall',
+      ).spec,
+    ).not.toHaveProperty('holdInstallation');
   });
 
   it('passes NTP sources and the discovery ignition override to the InfraEnv', () => {
     const ie = find(
-      compileText(snoSite({ cluster: `      additionalNTPSources:\n        - 10.0.0.1\n      ignitionConfigOverride: '{"ignition":{"version":"3.2.0"}}'\n` })),
+      compileText(
+        snoSite({
+          cluster: `      additionalNTPSources:\n        - 10.0.0.1\n      ignitionConfigOverride: '{"ignition":{"version":"3.2.0"}}'\n`,
+        }),
+      ),
       'InfraEnv',
     );
-    expect(ie.spec).toMatchObject({ additionalNTPSources: ['10.0.0.1'], ignitionConfigOverride: '{"ignition":{"version":"3.2.0"}}' });
+    expect(ie.spec).toMatchObject({
+      additionalNTPSources: ['10.0.0.1'],
+      ignitionConfigOverride: '{"ignition":{"version":"3.2.0"}}',
+    });
   });
 
   it('turns node fields into BareMetalHost annotations and spec', () => {
@@ -197,33 +279,75 @@ describe('field mappings', () => {
   });
 
   it('stringifies cluster labels as their source text', () => {
-    const mc = find(compileText(snoSite({ cluster: '      clusterLabels:\n        common: true\n        version: 1.10\n        empty: ""\n        vendor: OpenShift\n' })), 'ManagedCluster');
-    expect(mc.metadata.labels).toEqual({ common: 'true', version: '1.10', empty: '', vendor: 'OpenShift', cloud: 'auto-detect' });
+    const mc = find(
+      compileText(
+        snoSite({
+          cluster:
+            '      clusterLabels:\n        common: true\n        version: 1.10\n        empty: ""\n        vendor: OpenShift\n',
+        }),
+      ),
+      'ManagedCluster',
+    );
+    expect(mc.metadata.labels).toEqual({
+      common: 'true',
+      version: '1.10',
+      empty: '',
+      vendor: 'OpenShift',
+      cloud: 'auto-detect',
+    });
   });
 
   it('emits an NMStateConfig with the node network, labelled for the InfraEnv selector', () => {
     const nms = find(
-      compileText(snoSite({ node: '          nodeNetwork:\n            interfaces:\n              - name: eno1\n                macAddress: "aa:bb:cc:00:00:01"\n            config:\n              interfaces:\n                - name: eno1\n                  type: ethernet\n' })),
+      compileText(
+        snoSite({
+          node: '          nodeNetwork:\n            interfaces:\n              - name: eno1\n                macAddress: "aa:bb:cc:00:00:01"\n            config:\n              interfaces:\n                - name: eno1\n                  type: ethernet\n',
+        }),
+      ),
       'NMStateConfig',
     );
-    expect(nms.metadata).toMatchObject({ name: 'sno1-node', namespace: 'sno1', labels: { 'nmstate-label': 'sno1' } });
-    expect(nms.spec).toEqual({ config: { interfaces: [{ name: 'eno1', type: 'ethernet' }] }, interfaces: [{ name: 'eno1', macAddress: 'aa:bb:cc:00:00:01' }] });
+    expect(nms.metadata).toMatchObject({
+      name: 'sno1-node',
+      namespace: 'sno1',
+      labels: { 'nmstate-label': 'sno1' },
+    });
+    expect(nms.spec).toEqual({
+      config: { interfaces: [{ name: 'eno1', type: 'ethernet' }] },
+      interfaces: [{ name: 'eno1', macAddress: 'aa:bb:cc:00:00:01' }],
+    });
   });
 
   it('keeps the singular VIP form the cluster was installed with', () => {
     const text = snoSite({ name: 'c3' })
-      .replace('      machineNetwork:', '      apiVIP: 10.0.0.5\n      ingressVIP: 10.0.0.6\n      machineNetwork:')
-      .replace(/ {6}nodes:\n[\s\S]*$/, `      nodes:\n${[1, 2, 3].map((i) => `        - hostName: m${String(i)}\n          bmcAddress: redfish-virtualmedia://10.0.1.${String(i)}/redfish/v1/Systems/1\n          bmcCredentialsName:\n            name: m${String(i)}-bmc\n          bootMACAddress: "aa:bb:cc:00:01:0${String(i)}"\n`).join('')}`);
+      .replace(
+        '      machineNetwork:',
+        '      apiVIP: 10.0.0.5\n      ingressVIP: 10.0.0.6\n      machineNetwork:',
+      )
+      .replace(
+        / {6}nodes:\n[\s\S]*$/,
+        `      nodes:\n${[1, 2, 3].map((i) => `        - hostName: m${String(i)}\n          bmcAddress: redfish-virtualmedia://10.0.1.${String(i)}/redfish/v1/Systems/1\n          bmcCredentialsName:\n            name: m${String(i)}-bmc\n          bootMACAddress: "aa:bb:cc:00:01:0${String(i)}"\n`).join('')}`,
+      );
     const aci = find(compileText(text), 'AgentClusterInstall');
-    expect(aci.spec).toMatchObject({ apiVIP: '10.0.0.5', ingressVIP: '10.0.0.6', provisionRequirements: { controlPlaneAgents: 3, workerAgents: 0 } });
+    expect(aci.spec).toMatchObject({
+      apiVIP: '10.0.0.5',
+      ingressVIP: '10.0.0.6',
+      provisionRequirements: { controlPlaneAgents: 3, workerAgents: 0 },
+    });
     expect(aci.spec).not.toHaveProperty('apiVIPs');
   });
 
   it('keeps workerAgents at 0 when workers are added to a single-node cluster', () => {
-    const text = snoSite({ node: `        - hostName: worker-1\n          role: worker\n          bmcAddress: redfish-virtualmedia://10.0.1.2/redfish/v1/Systems/1\n          bmcCredentialsName:\n            name: w-bmc\n          bootMACAddress: "aa:bb:cc:00:00:02"\n` });
+    const text = snoSite({
+      node: `        - hostName: worker-1\n          role: worker\n          bmcAddress: redfish-virtualmedia://10.0.1.2/redfish/v1/Systems/1\n          bmcCredentialsName:\n            name: w-bmc\n          bootMACAddress: "aa:bb:cc:00:00:02"\n`,
+    });
     const manifests = compileText(text);
-    expect(find(manifests, 'AgentClusterInstall').spec['provisionRequirements']).toEqual({ controlPlaneAgents: 1, workerAgents: 0 });
-    expect(find(manifests, 'BareMetalHost', 'worker-1').metadata.annotations?.[Keys.BmacRole]).toBe('worker');
+    expect(find(manifests, 'AgentClusterInstall').spec['provisionRequirements']).toEqual({
+      controlPlaneAgents: 1,
+      workerAgents: 0,
+    });
+    expect(find(manifests, 'BareMetalHost', 'worker-1').metadata.annotations?.[Keys.BmacRole]).toBe(
+      'worker',
+    );
   });
 });
 
@@ -232,7 +356,10 @@ describe('crAnnotations and crSuppression', () => {
     const text = snoSite({
       cluster: `      crAnnotations:\n        add:\n          BareMetalHost:\n            from: cluster\n          InfraEnv:\n            from: cluster\n            argocd.argoproj.io/sync-wave: "9"\n`,
       node: `          crAnnotations:\n            add:\n              BareMetalHost:\n                from: node\n`,
-    }).replace('  sshPublicKey', '  crAnnotations:\n    add:\n      ManagedCluster:\n        from: site\n      InfraEnv:\n        from: site\n  sshPublicKey');
+    }).replace(
+      '  sshPublicKey',
+      '  crAnnotations:\n    add:\n      ManagedCluster:\n        from: site\n      InfraEnv:\n        from: site\n  sshPublicKey',
+    );
     const manifests = compileText(text);
     expect(find(manifests, 'BareMetalHost').metadata.annotations?.['from']).toBe('node');
     expect(find(manifests, 'InfraEnv').metadata.annotations?.['from']).toBe('cluster');
@@ -242,7 +369,10 @@ describe('crAnnotations and crSuppression', () => {
 
   it('suppresses cluster kinds with the cluster list and node kinds with the node list', () => {
     const manifests = compileText(
-      snoSite({ cluster: '      crSuppression:\n        - KlusterletAddonConfig\n', node: '          crSuppression:\n            - BareMetalHost\n' }),
+      snoSite({
+        cluster: '      crSuppression:\n        - KlusterletAddonConfig\n',
+        node: '          crSuppression:\n            - BareMetalHost\n',
+      }),
     );
     expect(manifests.map((m) => m.kind)).not.toContain('KlusterletAddonConfig');
     expect(manifests.map((m) => m.kind)).not.toContain('BareMetalHost');

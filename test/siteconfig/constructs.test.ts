@@ -30,7 +30,11 @@ const site: SiteProps = {
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+  );
 }
 
 describe('the cdk8s construct API', () => {
@@ -39,10 +43,19 @@ describe('the cdk8s construct API', () => {
     const chart = new Chart(Testing.app(), 'sites');
     const fleet = new Fleet(chart, 'fleet');
     for (const { siteConfig } of sites) {
-      fleet.addSite({ ...siteConfig.spec, name: siteConfig.metadata.name, apiVersion: siteConfig.apiVersion });
+      fleet.addSite({
+        ...siteConfig.spec,
+        name: siteConfig.metadata.name,
+        apiVersion: siteConfig.apiVersion,
+      });
     }
-    const synthesized = Testing.synth(chart).map((o) => JSON.stringify(canonical(o))).sort();
-    const compiled = compileFleet(sites.map((s) => s.siteConfig)).flatMap((c) => c.manifests).map((o) => JSON.stringify(canonical(o))).sort();
+    const synthesized = Testing.synth(chart)
+      .map((o) => JSON.stringify(canonical(o)))
+      .sort();
+    const compiled = compileFleet(sites.map((s) => s.siteConfig))
+      .flatMap((c) => c.manifests)
+      .map((o) => JSON.stringify(canonical(o)))
+      .sort();
     expect(synthesized).toEqual(compiled);
   });
 
@@ -59,7 +72,9 @@ describe('the cdk8s construct API', () => {
   it('defaults to the v2 template set (manifestsConfigMapRefs)', () => {
     const chart = new Chart(Testing.app(), 'sites');
     new Fleet(chart, 'fleet').addSite(site);
-    const aci = Testing.synth(chart).find((o) => (o as { kind: string }).kind === 'AgentClusterInstall') as { spec: Record<string, unknown> };
+    const aci = Testing.synth(chart).find(
+      (o) => (o as { kind: string }).kind === 'AgentClusterInstall',
+    ) as { spec: Record<string, unknown> };
     expect(aci.spec['manifestsConfigMapRefs']).toEqual([{ name: 'sno-1' }]);
   });
 
@@ -67,7 +82,9 @@ describe('the cdk8s construct API', () => {
     const chart = new Chart(Testing.app(), 'sites');
     const bad: SiteProps = {
       ...site,
-      clusters: [{ ...site.clusters[0]!, clusterName: 'ztp-bad', machineNetwork: [{ cidr: '10.0.0.0/33' }] }],
+      clusters: [
+        { ...site.clusters[0]!, clusterName: 'ztp-bad', machineNetwork: [{ cidr: '10.0.0.0/33' }] },
+      ],
     };
     let error: unknown;
     try {
@@ -76,19 +93,34 @@ describe('the cdk8s construct API', () => {
       error = err;
     }
     expect(error).toBeInstanceOf(SiteConfigError);
-    expect((error as SiteConfigError).issues.map((i) => i.code).sort()).toEqual(['CIDR_INVALID', 'CLUSTER_NAME_RESERVED']);
+    expect((error as SiteConfigError).issues.map((i) => i.code).sort()).toEqual([
+      'CIDR_INVALID',
+      'CLUSTER_NAME_RESERVED',
+    ]);
     expect((error as SiteConfigError).issues[0]!.file).toBe('sites/fleet/site-1');
   });
 
   it('rejects a MAC used by two sites of the same fleet', () => {
     const fleet = new Fleet(new Chart(Testing.app(), 'sites'), 'fleet');
     fleet.addSite(site);
-    const other = { ...site, name: 'site-2', clusters: [{ ...site.clusters[0]!, clusterName: 'sno-2', nodes: [{ ...site.clusters[0]!.nodes[0]!, hostName: 'sno-2' }] }] };
+    const other = {
+      ...site,
+      name: 'site-2',
+      clusters: [
+        {
+          ...site.clusters[0]!,
+          clusterName: 'sno-2',
+          nodes: [{ ...site.clusters[0]!.nodes[0]!, hostName: 'sno-2' }],
+        },
+      ],
+    };
     expect(() => fleet.addSite(other)).toThrow(SiteConfigError);
   });
 
   it('takes every emitted group/version/kind from the CRDs we import', () => {
-    const manifests = compileFleet(loadSiteConfigs(exampleFiles()).sites.map((s) => s.siteConfig)).flatMap((c) => c.manifests);
+    const manifests = compileFleet(
+      loadSiteConfigs(exampleFiles()).sites.map((s) => s.siteConfig),
+    ).flatMap((c) => c.manifests);
     for (const m of manifests) expect(EmittedKinds[m.kind]?.apiVersion, m.kind).toBe(m.apiVersion);
   });
 });

@@ -8,7 +8,10 @@ import { repoRoot } from '../support/sites.js';
 
 describe('the precompiled schema validator', () => {
   it('matches src/siteconfig/schema.ts (run npm run schema:generate after changing the schema)', () => {
-    const committed = readFileSync(join(repoRoot, 'src', 'siteconfig', 'schema-validator.generated.ts'), 'utf8');
+    const committed = readFileSync(
+      join(repoRoot, 'src', 'siteconfig', 'schema-validator.generated.ts'),
+      'utf8',
+    );
     expect(committed).toBe((generate as (schema: object) => string)(siteConfigSchema));
   });
 });

@@ -1395,15 +1395,21 @@ describe('reporting', () => {
 
 describe('missing fields do not hide other problems', () => {
   it('still checks the clusters of a SiteConfig without metadata', () => {
-    const text = snoSite({ cluster: '      clusterNetwork:\n        - cidr: 10.128.0.0/33\n' }).replace(/metadata:\n {2}name: site-sno1\n/, '');
-    const codes = loadText(text).issues.map((i) => i.code).sort();
+    const text = snoSite({
+      cluster: '      clusterNetwork:\n        - cidr: 10.128.0.0/33\n',
+    }).replace(/metadata:\n {2}name: site-sno1\n/, '');
+    const codes = loadText(text)
+      .issues.map((i) => i.code)
+      .sort();
     expect(codes).toEqual(['CIDR_INVALID', 'MISSING_FIELD']);
   });
 
   it('reports a cluster without nodes and still checks its sibling cluster', () => {
     const base = snoSite({ cluster: '      clusterNetwork:\n        - cidr: 10.128.0.0/33\n' });
     const text = base.replace('  clusters:\n', '  clusters:\n    - clusterName: empty-one\n');
-    const codes = loadText(text).issues.map((i) => i.code).sort();
+    const codes = loadText(text)
+      .issues.map((i) => i.code)
+      .sort();
     expect(codes).toEqual(['CIDR_INVALID', 'MISSING_FIELD']);
   });
 });

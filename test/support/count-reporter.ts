@@ -19,6 +19,8 @@ export default class CountReporter implements Reporter {
       // A file that failed to load has no tests but must still fail the run.
       if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed++;
     }
-    process.stdout.write(`\n${String(passed)} passed, ${String(failed)} failed, ${String(skipped)} skipped\n`);
+    process.stdout.write(
+      `\n${String(passed)} passed, ${String(failed)} failed, ${String(skipped)} skipped\n`,
+    );
   }
 }

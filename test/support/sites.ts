@@ -21,7 +21,15 @@ export function loadText(text: string, path = 'site.yaml'): LoadResult {
 }
 
 /** A minimal valid single-node SiteConfig; `extra` lines are appended to its cluster. */
-export function snoSite(options: { apiVersion?: string; cluster?: string; node?: string; name?: string; mac?: string } = {}): string {
+export function snoSite(
+  options: {
+    apiVersion?: string;
+    cluster?: string;
+    node?: string;
+    name?: string;
+    mac?: string;
+  } = {},
+): string {
   const name = options.name ?? 'sno1';
   return `apiVersion: ${options.apiVersion ?? 'ran.openshift.io/v1'}
 kind: SiteConfig

@@ -10,7 +10,9 @@ import { loadSiteConfigs } from '../../siteconfig/index.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
 
 const cwd = process.cwd();
-const paths = (process.env['SITEFORGE_SITES'] ?? 'examples/sites').split(':').filter((p) => p !== '');
+const paths = (process.env['SITEFORGE_SITES'] ?? 'examples/sites')
+  .split(':')
+  .filter((p) => p !== '');
 const { sites, issues } = loadSiteConfigs(readInputFiles(listInputFiles(paths, cwd), cwd));
 const problems = [...issues].sort(compareIssues).filter((issue) => issue.severity !== 'note');
 if (problems.length > 0) process.stderr.write(`${problems.map(formatIssue).join('\n')}\n`);
@@ -20,7 +22,11 @@ if (problems.some((issue) => issue.severity === 'error')) {
   const app = new App();
   const fleet = new Fleet(new Chart(app, 'sites', { disableResourceNameHashes: true }), 'fleet');
   for (const { siteConfig } of sites) {
-    fleet.addSite({ ...siteConfig.spec, name: siteConfig.metadata.name, apiVersion: siteConfig.apiVersion });
+    fleet.addSite({
+      ...siteConfig.spec,
+      name: siteConfig.metadata.name,
+      apiVersion: siteConfig.apiVersion,
+    });
   }
   app.synth();
 }

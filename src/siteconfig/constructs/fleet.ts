@@ -8,7 +8,12 @@ import { Construct } from 'constructs';
 import { formatIssue, SiteConfigError } from '../../shared/errors.js';
 import { compileSiteConfig } from '../compile.js';
 import type { CompiledCluster, Manifest } from '../compile.js';
-import type { SiteConfigApiVersion, SiteConfigCluster, SiteConfigNode, SiteConfigSpec } from '../types.js';
+import type {
+  SiteConfigApiVersion,
+  SiteConfigCluster,
+  SiteConfigNode,
+  SiteConfigSpec,
+} from '../types.js';
 import { FleetIndex, normalizeSiteConfig, validateSiteConfig } from '../validate.js';
 import { EmittedKinds } from './kinds.js';
 
@@ -48,7 +53,9 @@ export class Site extends Construct {
     }
     if (issues.some((issue) => issue.severity === 'error')) throw new SiteConfigError(issues);
     const compiled = compileSiteConfig(normalizeSiteConfig(siteConfig));
-    this.clusters = compiled.map((cluster, i) => new EdgeCluster(this, cluster.clusterName, spec.clusters[i]!, cluster));
+    this.clusters = compiled.map(
+      (cluster, i) => new EdgeCluster(this, cluster.clusterName, spec.clusters[i]!, cluster),
+    );
   }
 }
 
@@ -71,7 +78,9 @@ export class EdgeCluster extends Construct {
           this,
           node.hostName,
           node,
-          compiled.manifests.filter((m) => NODE_KINDS.has(m.kind) && m.metadata.name === node.hostName),
+          compiled.manifests.filter(
+            (m) => NODE_KINDS.has(m.kind) && m.metadata.name === node.hostName,
+          ),
         ),
     );
   }
@@ -91,7 +100,9 @@ export class EdgeNode extends Construct {
 function emit(scope: Construct, manifest: Manifest): ApiObject {
   const gvk = EmittedKinds[manifest.kind];
   if (gvk?.apiVersion !== manifest.apiVersion) {
-    throw new Error(`compiler emitted ${manifest.apiVersion} ${manifest.kind}, which crds/ does not define`);
+    throw new Error(
+      `compiler emitted ${manifest.apiVersion} ${manifest.kind}, which crds/ does not define`,
+    );
   }
   return new ApiObject(scope, `${manifest.kind}-${manifest.metadata.name}`, { ...manifest });
 }

@@ -1,0 +1,100 @@
+/**
+ * The one generation path shared by every edge (the CLI, the Argo CD plugin): validate input
+ * files, compile each valid site as soon as it is checked, and render its objects to YAML.
+ */
+import { compareIssues, formatIssue } from '../shared/errors.js';
+import type { InputIssue } from '../shared/errors.js';
+import { emitYaml } from '../shared/yaml-emit.js';
+import { compileSiteConfig, loadSiteConfigs } from '../siteconfig/index.js';
+import type { SiteConfig, SourceFile } from '../siteconfig/index.js';
+
+/** The YAML of one cluster's objects, in apply order, with their output file names. */
+export interface RenderedCluster {
+  readonly clusterName: string;
+  readonly documents: readonly { readonly fileName: string; readonly yaml: string }[];
+}
+
+/** Options of renderFleet. */
+export interface RenderOptions {
+  /** Only check: compile and render nothing. @default false */
+  readonly validateOnly?: boolean;
+  /** Keep a cluster only when this returns true (e.g. a rollout wave). @default all */
+  readonly selectCluster?: (clusterName: string, site: SiteConfig) => boolean;
+}
+
+/** What rendering found. */
+export interface RenderResult {
+  /** Clusters sorted by name; empty documents when validateOnly. */
+  readonly clusters: RenderedCluster[];
+  readonly siteCount: number;
+  readonly issues: InputIssue[];
+}
+
+/**
+ * Validates and renders a fleet. A fleet of thousands of sites costs little more memory than
+ * its output, because each site is compiled and rendered right after it is checked.
+ */
+export function renderFleet(
+  files: readonly SourceFile[],
+  options: RenderOptions = {},
+): RenderResult {
+  const clusters: RenderedCluster[] = [];
+  let siteCount = 0;
+  const { issues } = loadSiteConfigs(files, {
+    onSite: ({ siteConfig }) => {
+      siteCount++;
+      const wanted = (name: string): boolean => options.selectCluster?.(name, siteConfig) ?? true;
+      if (options.validateOnly) {
+        for (const c of siteConfig.spec.clusters)
+          if (wanted(c.clusterName)) clusters.push({ clusterName: c.clusterName, documents: [] });
+        return;
+      }
+      for (const cluster of compileSiteConfig(siteConfig)) {
+        if (!wanted(cluster.clusterName)) continue;
+        clusters.push({
+          clusterName: cluster.clusterName,
+          documents: cluster.manifests.map((m) => ({
+            fileName: `${m.kind.toLowerCase()}_${m.metadata.name}.yaml`,
+            yaml: emitYaml(m),
+          })),
+        });
+      }
+    },
+  });
+  clusters.sort((a, b) =>
+    a.clusterName < b.clusterName ? -1 : a.clusterName > b.clusterName ? 1 : 0,
+  );
+  return { clusters, siteCount, issues };
+}
+
+/** The clusters as one `---`-separated YAML stream. */
+export function toYamlStream(clusters: readonly RenderedCluster[]): string {
+  const stream: string[] = [];
+  for (const cluster of clusters)
+    for (const doc of cluster.documents) stream.push('---\n', doc.yaml);
+  return stream.join('');
+}
+
+/** How issues were judged. */
+export interface IssueReport {
+  /** Issues formatted for stderr, sorted by file and position; empty when there are none. */
+  readonly text: string;
+  readonly errors: number;
+  readonly warnings: number;
+}
+
+/** Formats issues for stderr; with `strict`, warnings count (and print) as errors. */
+export function reportIssues(issues: readonly InputIssue[], strict: boolean): IssueReport {
+  const shown = [...issues]
+    .sort(compareIssues)
+    .map((issue) =>
+      strict && issue.severity === 'warning' ? { ...issue, severity: 'error' as const } : issue,
+    );
+  const errors = shown.filter((issue) => issue.severity === 'error').length;
+  const warnings = shown.filter((issue) => issue.severity === 'warning').length;
+  return {
+    text: shown.length > 0 ? `${shown.map(formatIssue).join('\n')}\n` : '',
+    errors,
+    warnings,
+  };
+}
