@@ -6,7 +6,13 @@ import { compareIssues, formatIssue } from '../shared/errors.js';
 import type { InputIssue } from '../shared/errors.js';
 import { emitYaml } from '../shared/yaml-emit.js';
 import { compileSiteConfig, loadSiteConfigs } from '../siteconfig/index.js';
-import type { SiteConfig, SourceFile } from '../siteconfig/index.js';
+import type {
+  Manifest,
+  SecretSource,
+  SiteConfig,
+  SiteFiles,
+  SourceFile,
+} from '../siteconfig/index.js';
 
 /** The YAML of one cluster's objects, in apply order, with their output file names. */
 export interface RenderedCluster {
@@ -20,6 +26,12 @@ export interface RenderOptions {
   readonly validateOnly?: boolean;
   /** Keep a cluster only when this returns true (e.g. a rollout wave). @default all */
   readonly selectCluster?: (clusterName: string, site: SiteConfig) => boolean;
+  /** Files the SiteConfigs refer to (crTemplates, BIOS settings, extra manifests). */
+  readonly files?: SiteFiles;
+  /** Credentials kept outside git, for `fromDirectory`. */
+  readonly secrets?: SecretSource;
+  /** Replace the values of Secrets with `<redacted>`, for output people read. @default false */
+  readonly redact?: boolean;
 }
 
 /** What rendering found. */
@@ -41,7 +53,9 @@ export function renderFleet(
   const clusters: RenderedCluster[] = [];
   let siteCount = 0;
   const { issues } = loadSiteConfigs(files, {
-    onSite: ({ siteConfig }) => {
+    ...(options.files ? { files: options.files } : {}),
+    ...(options.secrets ? { secrets: options.secrets } : {}),
+    onSite: ({ siteConfig, resources }) => {
       siteCount++;
       const wanted = (name: string): boolean => options.selectCluster?.(name, siteConfig) ?? true;
       if (options.validateOnly) {
@@ -49,14 +63,16 @@ export function renderFleet(
           if (wanted(c.clusterName)) clusters.push({ clusterName: c.clusterName, documents: [] });
         return;
       }
-      for (const cluster of compileSiteConfig(siteConfig)) {
+      for (const cluster of compileSiteConfig(siteConfig, resources)) {
         if (!wanted(cluster.clusterName)) continue;
         clusters.push({
           clusterName: cluster.clusterName,
-          documents: cluster.manifests.map((m) => ({
-            fileName: `${m.kind.toLowerCase()}_${m.metadata.name}.yaml`,
-            yaml: emitYaml(m),
-          })),
+          documents: cluster.manifests
+            .map((m) => (options.redact ? redactSecret(m) : m))
+            .map((m) => ({
+              fileName: `${m.kind.toLowerCase()}_${m.metadata.name}.yaml`,
+              yaml: emitYaml(m),
+            })),
         });
       }
     },
@@ -65,6 +81,20 @@ export function renderFleet(
     a.clusterName < b.clusterName ? -1 : a.clusterName > b.clusterName ? 1 : 0,
   );
   return { clusters, siteCount, issues };
+}
+
+/** A Secret with every value replaced by `<redacted>`; other objects unchanged. */
+export function redactSecret(manifest: Manifest): Manifest {
+  if (manifest.kind !== 'Secret') return manifest;
+  const redacted = (values: unknown): Record<string, string> =>
+    Object.fromEntries(Object.keys(values ?? {}).map((key) => [key, '<redacted>']));
+  return {
+    ...manifest,
+    ...(manifest['data'] === undefined ? {} : { data: redacted(manifest['data']) }),
+    ...(manifest['stringData'] === undefined
+      ? {}
+      : { stringData: redacted(manifest['stringData']) }),
+  };
 }
 
 /** The clusters as one `---`-separated YAML stream. */

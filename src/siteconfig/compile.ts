@@ -3,7 +3,15 @@
  * out, as siteconfig-generator would produce them (names, namespaces, labels, annotations, sync
  * waves and field mappings), in a deterministic order. Pure: no I/O, no clock, no environment.
  */
-import type { SiteConfig, SiteConfigCluster, SiteConfigNode } from './types.js';
+import { emptyResources } from './resources.js';
+import type {
+  ClusterResources,
+  ResourceProblem,
+  SecretFiles,
+  SiteResources,
+  TemplateOverride,
+} from './resources.js';
+import type { CredentialsSource, SiteConfig, SiteConfigCluster, SiteConfigNode } from './types.js';
 
 /** A Kubernetes object as plain data. */
 export interface Manifest {
@@ -40,6 +48,7 @@ export const Keys = {
   InfraEnvLabel: 'infraenvs.agent-install.openshift.io',
   NmstateLabel: 'nmstate-label',
   AcceleratedZtp: 'accelerated-ztp',
+  RemoveAgentOnDelete: 'bmac.agent-install.openshift.io/remove-agent-and-node-on-delete',
 } as const;
 
 /** Argo CD sync waves per kind: BareMetalHost last, so that prune deletes it first. */
@@ -51,6 +60,8 @@ export const SyncWaves: Readonly<Record<string, number>> = {
   InfraEnv: 1,
   ConfigMap: 1,
   HostFirmwareSettings: 1,
+  Secret: 1,
+  ExternalSecret: 1,
   ManagedCluster: 2,
   KlusterletAddonConfig: 2,
   BareMetalHost: 3,
@@ -59,10 +70,16 @@ export const SyncWaves: Readonly<Record<string, number>> = {
 const NODE_KINDS = new Set(['BareMetalHost', 'NMStateConfig', 'HostFirmwareSettings']);
 
 /** Compiles every cluster of a SiteConfig. */
-export function compileSiteConfig(site: SiteConfig): CompiledCluster[] {
-  return site.spec.clusters.map((cluster) => ({
+export function compileSiteConfig(
+  site: SiteConfig,
+  resources: SiteResources = emptyResources(site),
+  onProblem: (problem: ResourceProblem) => void = () => undefined,
+): CompiledCluster[] {
+  return site.spec.clusters.map((cluster, index) => ({
     clusterName: cluster.clusterName,
-    manifests: sortManifests(new ClusterCompiler(site, cluster).compile()),
+    manifests: sortManifests(
+      new ClusterCompiler(site, cluster, resources.clusters[index]!, onProblem).compile(),
+    ),
   }));
 }
 
@@ -119,6 +136,8 @@ class ClusterCompiler {
   constructor(
     private readonly site: SiteConfig,
     private readonly cluster: SiteConfigCluster,
+    private readonly resources: ClusterResources,
+    private readonly onProblem: (problem: ResourceProblem) => void,
   ) {
     this.name = cluster.clusterName;
     this.masters = cluster.nodes.filter((node) => (node.role ?? 'master') === 'master').length;
@@ -129,22 +148,201 @@ class ClusterCompiler {
 
   compile(): Manifest[] {
     const out: Manifest[] = [];
-    const add = (manifest: Manifest | undefined, node?: SiteConfigNode): void => {
-      if (manifest && !this.suppressed(manifest.kind, node))
-        out.push(this.decorate(manifest, node));
+    /** Adds the default object of a kind, or its crTemplate override, unless suppressed. */
+    const add = (
+      kind: string,
+      build: () => Manifest | undefined,
+      node?: SiteConfigNode,
+      nodeIndex = 0,
+    ): void => {
+      if (this.suppressed(kind, node)) return;
+      const templates = node
+        ? this.resources.nodes[nodeIndex]!.templates
+        : this.resources.templates;
+      const override = templates[kind];
+      const manifest = override ? this.applyOverride(override, build(), node) : build();
+      if (manifest) out.push(this.decorate(manifest, node));
     };
-    add(this.namespace());
-    add(this.agentClusterInstall());
-    add(this.clusterDeployment());
-    add(this.infraEnv());
-    add(this.extraManifestsConfigMap());
-    add(this.managedCluster());
-    add(this.klusterletAddonConfig());
-    for (const node of this.cluster.nodes) {
-      add(this.nmStateConfig(node), node);
-      add(this.bareMetalHost(node), node);
+    add('Namespace', () => this.namespace());
+    add('AgentClusterInstall', () => this.agentClusterInstall());
+    add('ClusterDeployment', () => this.clusterDeployment());
+    add('InfraEnv', () => this.infraEnv());
+    add('ConfigMap', () => this.extraManifestsConfigMap());
+    add('ManagedCluster', () => this.managedCluster());
+    add('KlusterletAddonConfig', () => this.klusterletAddonConfig());
+    for (const manifest of [...this.pullSecret(), ...this.siteConfigMap()]) {
+      out.push(this.decorate(manifest, undefined));
     }
+    this.cluster.nodes.forEach((node, index) => {
+      add('NMStateConfig', () => this.nmStateConfig(node), node, index);
+      add('HostFirmwareSettings', () => this.hostFirmwareSettings(index), node, index);
+      add('BareMetalHost', () => this.bareMetalHost(node), node, index);
+      const credentials = this.bmcCredentials(node, index);
+      if (credentials && !this.suppressed('BareMetalHost', node)) {
+        out.push(this.decorate(credentials, node));
+      }
+    });
     return out;
+  }
+
+  /**
+   * Replaces a default object with its crTemplate. Where siteconfig-generator silently ignored
+   * an override with another name or namespace, or panicked on a missing sync wave, this
+   * reports the problem and keeps the default.
+   */
+  private applyOverride(
+    override: TemplateOverride,
+    fallback: Manifest | undefined,
+    node: SiteConfigNode | undefined,
+  ): Manifest | undefined {
+    const expectedName = node ? node.hostName : this.name;
+    const clusterScoped = override.kind === 'Namespace' || override.kind === 'ManagedCluster';
+    const expectedNamespace = clusterScoped ? undefined : this.name;
+    const metadata = (override.manifest['metadata'] ?? {}) as {
+      name?: unknown;
+      namespace?: unknown;
+      annotations?: Record<string, unknown>;
+    };
+    const problems: string[] = [];
+    if (metadata.name !== expectedName) {
+      problems.push(
+        `metadata.name is ${JSON.stringify(metadata.name)}, expected "${expectedName}"`,
+      );
+    }
+    if (metadata.namespace !== expectedNamespace) {
+      const expected =
+        expectedNamespace === undefined ? 'none (cluster-scoped)' : `"${expectedNamespace}"`;
+      problems.push(
+        `metadata.namespace is ${JSON.stringify(metadata.namespace)}, expected ${expected}`,
+      );
+    }
+    const wave = String(SyncWaves[override.kind] ?? 0);
+    if (metadata.annotations?.[Keys.SyncWave] !== wave) {
+      problems.push(`it must carry the annotation ${Keys.SyncWave}: "${wave}"`);
+    }
+    if (problems.length > 0) {
+      this.onProblem({
+        path: override.path,
+        code: 'TEMPLATE_MISMATCH',
+        message: `crTemplate ${override.file} cannot replace the ${override.kind}: ${problems.join('; ')}`,
+        hint: 'a crTemplate keeps the name, namespace and sync wave of the object it replaces; use "{{ .Cluster.ClusterName }}" and "{{ .Node.HostName }}" placeholders',
+      });
+      return fallback;
+    }
+    const manifest = override.manifest as unknown as Manifest;
+    if (override.kind === 'ConfigMap' && fallback) {
+      // The extra manifests are merged into a ConfigMap override (OCPBUGS-7092).
+      const data = {
+        ...(fallback['data'] as Record<string, string>),
+        ...(manifest['data'] as Record<string, string> | undefined),
+      };
+      return { ...manifest, data };
+    }
+    return manifest;
+  }
+
+  /** The Secret or ExternalSecret holding credentials from a CredentialsSource. */
+  private credentialsObject(
+    name: string,
+    source: CredentialsSource,
+    files: SecretFiles | undefined,
+    keys: readonly { key: string; property: string }[],
+    type: string,
+  ): Manifest | undefined {
+    if (source.externalSecret) {
+      const external = source.externalSecret;
+      return {
+        apiVersion: 'external-secrets.io/v1beta1',
+        kind: 'ExternalSecret',
+        metadata: { name, namespace: this.name },
+        spec: {
+          refreshInterval: external.refreshInterval ?? '1h',
+          secretStoreRef: {
+            name: external.storeRef.name,
+            kind: external.storeRef.kind ?? 'ClusterSecretStore',
+          },
+          target: { name, creationPolicy: 'Owner', template: { type } },
+          data: keys.map(({ key, property }) => ({
+            secretKey: key,
+            remoteRef: { key: external.key, property },
+          })),
+        },
+      };
+    }
+    if (!files) return undefined;
+    const data: Record<string, string> = {};
+    for (const { key } of keys)
+      data[key] = Buffer.from(files[key] ?? '', 'utf8').toString('base64');
+    return {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace: this.name },
+      type,
+      data,
+    };
+  }
+
+  private bmcCredentials(node: SiteConfigNode, index: number): Manifest | undefined {
+    if (!node.bmcCredentials) return undefined;
+    return this.credentialsObject(
+      bmcSecretName(node),
+      node.bmcCredentials,
+      this.resources.nodes[index]!.bmcCredentials,
+      [
+        { key: 'username', property: 'username' },
+        { key: 'password', property: 'password' },
+      ],
+      'Opaque',
+    );
+  }
+
+  private pullSecret(): Manifest[] {
+    const source = this.site.spec.pullSecret;
+    if (!source) return [];
+    const secret = this.credentialsObject(
+      this.site.spec.pullSecretRef.name,
+      source,
+      this.resources.pullSecret,
+      [{ key: '.dockerconfigjson', property: '.dockerconfigjson' }],
+      'kubernetes.io/dockerconfigjson',
+    );
+    return secret ? [secret] : [];
+  }
+
+  /** v2 only: the optional ConfigMap of site data, namespace `ztp-site` by default. */
+  private siteConfigMap(): Manifest[] {
+    const map = this.cluster.siteConfigMap;
+    if (
+      this.site.apiVersion !== 'ran.openshift.io/v2' ||
+      !map?.data ||
+      Object.keys(map.data).length === 0
+    )
+      return [];
+    return [
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: map.name !== undefined && map.name !== '' ? map.name : `ztp-site-${this.name}`,
+          namespace: map.namespace ?? 'ztp-site',
+          annotations: { [Keys.SyncWave]: '2' },
+        },
+        data: { ...map.data },
+      },
+    ];
+  }
+
+  /** HostFirmwareSettings of a node whose biosConfigRef resolved (node > cluster > site). */
+  private hostFirmwareSettings(index: number): Manifest | undefined {
+    const settings = this.resources.nodes[index]!.biosSettings;
+    if (!settings) return undefined;
+    const node = this.cluster.nodes[index]!;
+    return {
+      apiVersion: 'metal3.io/v1alpha1',
+      kind: 'HostFirmwareSettings',
+      metadata: { name: node.hostName, namespace: this.name },
+      spec: { settings: { ...settings } },
+    };
   }
 
   /** crSuppression: the cluster list covers cluster kinds, the node list covers node kinds. */
@@ -160,7 +358,8 @@ class ClusterCompiler {
   private decorate(manifest: Manifest, node: SiteConfigNode | undefined): Manifest {
     const annotations: Record<string, string> = {
       ...manifest.metadata.annotations,
-      [Keys.SyncWave]: String(SyncWaves[manifest.kind] ?? 0),
+      [Keys.SyncWave]:
+        manifest.metadata.annotations?.[Keys.SyncWave] ?? String(SyncWaves[manifest.kind] ?? 0),
       [Keys.ZtpGenerated]: '{}',
     };
     const levels = NODE_KINDS.has(manifest.kind)
@@ -284,7 +483,7 @@ class ClusterCompiler {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: this.name, namespace: this.name, annotations },
-      data: {},
+      data: { ...this.resources.extraManifests },
     };
   }
 
@@ -367,7 +566,7 @@ class ClusterCompiler {
         bmc: {
           address: node.bmcAddress,
           disableCertificateVerification: true,
-          credentialsName: node.bmcCredentialsName?.name,
+          credentialsName: bmcSecretName(node),
         },
         bootMACAddress: node.bootMACAddress,
         automatedCleaningMode: node.automatedCleaningMode ?? 'disabled',
@@ -377,6 +576,11 @@ class ClusterCompiler {
       }),
     };
   }
+}
+
+/** The BMC credentials Secret of a node: the one it names, or the one SiteForge emits for it. */
+export function bmcSecretName(node: SiteConfigNode): string {
+  return node.bmcCredentialsName?.name ?? `${node.hostName}-bmc-secret`;
 }
 
 /** Drops keys whose value is undefined, so that absent input stays absent in the output. */

@@ -24,3 +24,14 @@ export {
   waveOf,
 } from './compile.js';
 export type { CompiledCluster, Manifest } from './compile.js';
+export { filesFromMap, NO_FILES, resolveSitePath } from './site-files.js';
+export type { DirEntry, SiteFiles } from './site-files.js';
+export { emptyResources, NO_SECRETS } from './resources.js';
+export type {
+  ClusterResources,
+  NodeResources,
+  SecretFiles,
+  SecretSource,
+  SiteResources,
+} from './resources.js';
+export { bmcSecretName } from './compile.js';

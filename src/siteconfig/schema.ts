@@ -51,9 +51,43 @@ const jsonText = (what: string): object => ({
 const stringList = { type: 'array', items: { type: 'string' } } as const;
 const allKinds = [...ClusterKinds, ...NodeKinds];
 
+const credentialsSource = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  maxProperties: 1,
+  description: 'exactly one of externalSecret or fromDirectory',
+  properties: {
+    externalSecret: {
+      type: 'object',
+      required: ['storeRef', 'key'],
+      additionalProperties: false,
+      properties: {
+        storeRef: {
+          type: 'object',
+          required: ['name'],
+          additionalProperties: false,
+          properties: {
+            name: { type: 'string', minLength: 1 },
+            kind: { enum: ['SecretStore', 'ClusterSecretStore'], default: 'ClusterSecretStore' },
+          },
+        },
+        key: { type: 'string', minLength: 1 },
+        refreshInterval: {
+          type: 'string',
+          pattern: '^([0-9]+(ns|us|µs|ms|s|m|h))+$',
+          default: '1h',
+        },
+      },
+    },
+    fromDirectory: { type: 'string', minLength: 1, pattern: '^[^/]' },
+  },
+} as const;
+
 const nodeSchema = {
   type: 'object',
-  required: ['hostName', 'bmcAddress', 'bootMACAddress', 'bmcCredentialsName'],
+  required: ['hostName', 'bmcAddress', 'bootMACAddress'],
+  anyOf: [{ required: ['bmcCredentialsName'] }, { required: ['bmcCredentials'] }],
   additionalProperties: false,
   properties: {
     hostName: { type: 'string', minLength: 1, description: 'Host name; names the BareMetalHost' },
@@ -64,6 +98,7 @@ const nodeSchema = {
       description: 'BMC URL, e.g. redfish-virtualmedia+https://10.0.0.1/redfish/v1/Systems/1',
     },
     bmcCredentialsName: nameRef,
+    bmcCredentials: credentialsSource,
     bootMACAddress: { type: 'string' },
     bootMode: { enum: ['UEFI', 'UEFISecureBoot', 'legacy'], default: 'UEFI' },
     automatedCleaningMode: { enum: ['disabled', 'metadata'], default: 'disabled' },
@@ -282,6 +317,7 @@ export const siteConfigSchema = {
       properties: {
         baseDomain: { type: 'string', minLength: 1 },
         pullSecretRef: nameRef,
+        pullSecret: credentialsSource,
         clusterImageSetNameRef: { type: 'string', minLength: 1 },
         sshPublicKey: { type: 'string' },
         sshPrivateKeySecretRef: nameRef,

@@ -15,6 +15,30 @@ export interface NameRef {
   readonly name: string;
 }
 
+/** A secret kept in an external store, materialised on the hub by external-secrets.io. */
+export interface ExternalSecretRef {
+  /** The SecretStore or ClusterSecretStore to read from. */
+  readonly storeRef: {
+    readonly name: string;
+    readonly kind?: 'SecretStore' | 'ClusterSecretStore';
+  };
+  /** The remote key (path) of the secret in the store. */
+  readonly key: string;
+  /** @default "1h" */
+  readonly refreshInterval?: string;
+}
+
+/**
+ * Where credentials come from, instead of a Secret created by hand: an ExternalSecret, or a
+ * directory read at render time (a Kubernetes Secret mounted into the Argo CD plugin, or the
+ * directory given with `siteforge --secrets-dir`). Exactly one of the two.
+ */
+export interface CredentialsSource {
+  readonly externalSecret?: ExternalSecretRef;
+  /** A sub-directory of the secrets directory holding one file per key. */
+  readonly fromDirectory?: string;
+}
+
 /** Map of Kind to annotations to add (`crAnnotations.add`). */
 export interface CrAnnotations {
   readonly add?: Readonly<Record<string, Readonly<Record<string, string>>>>;
@@ -88,6 +112,12 @@ export interface SiteConfigNode {
   readonly role?: NodeRole;
   readonly bmcAddress: string;
   readonly bmcCredentialsName?: NameRef;
+  /**
+   * Where the BMC username and password come from (keys `username` and `password`). SiteForge
+   * then emits the Secret (or ExternalSecret) named `bmcCredentialsName.name`, by default
+   * `<hostName>-bmc-secret`.
+   */
+  readonly bmcCredentials?: CredentialsSource;
   readonly bootMACAddress: string;
   /** @default "UEFI" */
   readonly bootMode?: BootMode;
@@ -179,6 +209,11 @@ export interface SiteConfigCluster {
 export interface SiteConfigSpec {
   readonly baseDomain: string;
   readonly pullSecretRef: NameRef;
+  /**
+   * Where the pull secret comes from (key `.dockerconfigjson`); SiteForge then emits the Secret
+   * named `pullSecretRef.name` in every cluster namespace.
+   */
+  readonly pullSecret?: CredentialsSource;
   readonly clusterImageSetNameRef?: string;
   readonly sshPublicKey?: string;
   /** Parsed for compatibility; no generated object uses it. */

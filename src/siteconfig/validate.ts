@@ -20,6 +20,11 @@ import {
   parseBmcAddress,
   parseJsonField,
 } from './rules.js';
+import { compileSiteConfig } from './compile.js';
+import { NO_SECRETS, ResourceResolver } from './resources.js';
+import type { ResourceProblem, SecretSource, SiteResources } from './resources.js';
+import { NO_FILES } from './site-files.js';
+import type { SiteFiles } from './site-files.js';
 import type { SiteConfig, SiteConfigCluster, SiteConfigNode } from './types.js';
 
 /** A file to read: its path as it should appear in messages, and its text. */
@@ -33,6 +38,8 @@ export interface LoadedSiteConfig {
   readonly file: string;
   readonly documentIndex: number;
   readonly siteConfig: SiteConfig;
+  /** The files it refers to, read and checked. */
+  readonly resources: SiteResources;
 }
 
 /** What loading a set of files found. */
@@ -51,6 +58,10 @@ export interface LoadOptions {
    * the caller must not publish anything before the returned issues are known.
    */
   readonly onSite?: (site: LoadedSiteConfig) => void;
+  /** Files the SiteConfigs refer to (crTemplates, BIOS settings, extra manifests). @default none */
+  readonly files?: SiteFiles;
+  /** Credentials kept outside git, for `fromDirectory`. @default none */
+  readonly secrets?: SecretSource;
 }
 
 /** A document being validated: where messages point and how to find positions in it. */
@@ -225,15 +236,13 @@ export function loadSiteConfigs(
       const broken = checkStructure(doc, report);
       const site = document.value as SiteConfig;
       checkSemantics(doc, site, report, fleet, broken);
-      if (report.errorCount === before) {
-        const loaded = {
-          file: file.path,
-          documentIndex: document.index,
-          siteConfig: normalize(site),
-        };
-        if (options.onSite) options.onSite(loaded);
-        else sites.push(loaded);
-      }
+      if (report.errorCount !== before) continue;
+      const siteConfig = normalize(site);
+      const resources = resolveResources(doc, siteConfig, options, report);
+      if (report.errorCount !== before || !resources) continue;
+      const loaded = { file: file.path, documentIndex: document.index, siteConfig, resources };
+      if (options.onSite) options.onSite(loaded);
+      else sites.push(loaded);
     }
   }
   const reparsed = new Map<string, SourceDocument[]>();
@@ -259,7 +268,37 @@ export function validateSiteConfig(
   const doc: DocRef = { file: label, index: 0, root: siteConfig, pos: { line: 0, column: 0 } };
   const broken = checkStructure(doc, report);
   checkSemantics(doc, siteConfig, report, fleet, broken);
+  if (report.errorCount === 0) resolveResources(doc, normalize(siteConfig), {}, report);
   return report.resolve();
+}
+
+/**
+ * Reads what the SiteConfig refers to (templates, BIOS files, credentials, extra manifests)
+ * and checks crTemplate overrides against the objects they replace. Problems are reported at
+ * the referring field; returns undefined when there were any.
+ */
+function resolveResources(
+  doc: DocRef,
+  site: SiteConfig,
+  options: LoadOptions,
+  report: IssueCollector,
+): SiteResources | undefined {
+  const resolver = new ResourceResolver(
+    doc.file,
+    options.files ?? NO_FILES,
+    options.secrets ?? NO_SECRETS,
+  );
+  const resources = resolver.resolve(site, () => ({}));
+  const problems: ResourceProblem[] = [...resolver.problems];
+  const hasTemplates = resources.clusters.some(
+    (c) =>
+      Object.keys(c.templates).length > 0 ||
+      c.nodes.some((n) => Object.keys(n.templates).length > 0),
+  );
+  if (problems.length === 0 && hasTemplates)
+    compileSiteConfig(site, resources, (p) => problems.push(p));
+  for (const p of problems) report.add(doc, 'error', p.code, p.path, p.message, p.hint);
+  return problems.length === 0 ? resources : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -334,7 +373,26 @@ interface DescribedIssue {
 function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | undefined {
   const where = path.length === 0 ? 'the document' : `"${path.join('.')}"`;
   const params = error.params as Record<string, unknown>;
+  // The branches of an anyOf are alternatives: only the anyOf itself is worth reporting.
+  if (error.schemaPath.includes('/anyOf/')) return undefined;
   switch (error.keyword) {
+    case 'anyOf':
+      return {
+        severity: 'error',
+        code: 'MISSING_FIELD',
+        path,
+        message: `${where} names no BMC credentials`,
+        hint: 'add bmcCredentialsName (an existing Secret) or bmcCredentials (externalSecret or fromDirectory)',
+      };
+    case 'minProperties':
+    case 'maxProperties':
+      return {
+        severity: 'error',
+        code: 'INVALID_VALUE',
+        path,
+        message: `${where} must set exactly one of externalSecret or fromDirectory`,
+        hint: 'keep the one source the credentials come from',
+      };
     case 'required': {
       const field = String(params['missingProperty']);
       return {
