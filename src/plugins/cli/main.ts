@@ -15,6 +15,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SiteForgeError, UsageError } from '../../shared/errors.js';
 import { siteConfigSchema } from '../../siteconfig/index.js';
+import { runArgoCdCommand } from '../argocd/cmp.js';
+import { runKustomizePlugin } from '../argocd/kustomize-plugin.js';
+import { ExitCode } from '../exit-code.js';
 import { renderFleet, reportIssues, toYamlStream } from '../render-fleet.js';
 import type { RenderedCluster } from '../render-fleet.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
@@ -24,10 +27,11 @@ export interface CliIo {
   readonly cwd: string;
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** The environment the Argo CD and kustomize plugin modes read. @default process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** Exit codes of the CLI. */
-export const ExitCode = { Ok: 0, Invalid: 1, Usage: 2, Internal: 70 } as const;
+export { ExitCode };
 
 const USAGE = `Usage: siteforge <command> [options]
 
@@ -35,6 +39,11 @@ Commands:
   generate PATH...   compile SiteConfig files or directories into hub manifests
   validate PATH...   check SiteConfig files and report every problem
   schema             print the SiteConfig JSON Schema (for editors)
+  argocd generate|discover|parameters
+                     the Argo CD config-management plugin (run by argocd-cmp-server in the
+                     app directory; options come from the Application, see docs/argocd.md)
+  kustomize-plugin FILE
+                     the kustomize exec plugin for ran.openshift.io SiteConfig generators
 
 Options:
   -o, --output DIR   generate: write one file per object under DIR/<cluster>/ instead of stdout
@@ -132,6 +141,16 @@ function run(args: ParsedArgs, io: CliIo): number {
     case 'generate':
     case 'validate':
       return compile(args, io);
+    case 'argocd':
+    case 'kustomize-plugin': {
+      // Their options come from the environment (Argo CD) or the generator file (kustomize).
+      if (args.output !== undefined || args.strict)
+        throw new UsageError(`${args.command} takes no options`);
+      const pluginIo = { ...io, env: io.env ?? process.env };
+      return args.command === 'argocd'
+        ? runArgoCdCommand(args.paths, pluginIo)
+        : runKustomizePlugin(args.paths, pluginIo);
+    }
     default:
       throw new UsageError(`unknown command "${args.command}"`);
   }

@@ -1,0 +1,212 @@
+/**
+ * The Argo CD config-management plugin (CMP v2 sidecar): the `generate`, `discover` and
+ * `parameters` commands that plugin.yaml names. argocd-cmp-server runs them with the app
+ * directory as cwd, inside an unpacked copy of the repository, with the build environment of
+ * the Application (ARGOCD_APP_*, ARGOCD_ENV_*, PARAM_*).
+ *
+ * The contract users rely on: stdout holds the whole YAML stream or nothing at all. Any invalid
+ * site, bad parameter or empty selection fails the generation with a non-zero exit and
+ * `file:line:column` messages on stderr (Argo CD shows them in the Application's conditions),
+ * so a half-rendered fleet is never synced and prune never deletes the sites that failed.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { SiteForgeError, UsageError } from '../../shared/errors.js';
+import type { SourceFile } from '../../siteconfig/index.js';
+import { listInputFiles, readInputFiles } from '../cli/read-inputs.js';
+import { ExitCode } from '../exit-code.js';
+import { renderFleet, reportIssues, toYamlStream } from '../render-fleet.js';
+import { OutputFormat, readCmpOptions, siteSelection } from './parameters.js';
+import type { BuildEnv } from './parameters.js';
+
+/** What a plugin command sees of the world; injectable for tests. */
+export interface PluginIo {
+  /** The app directory. */
+  readonly cwd: string;
+  readonly env: BuildEnv;
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+/** A file in the app directory that claims it for SiteForge, even before it holds any site. */
+export const MARKER_FILE = '.siteforge';
+
+const COMMANDS = ['generate', 'discover', 'parameters'] as const;
+
+/** Runs `siteforge argocd <command>`; returns the exit code. Never throws. */
+export function runArgoCdCommand(args: readonly string[], io: PluginIo): number {
+  const [command, ...rest] = args;
+  try {
+    if (rest.length > 0 || !COMMANDS.includes(command as (typeof COMMANDS)[number]))
+      throw new UsageError(`usage: siteforge argocd ${COMMANDS.join('|')} (no arguments)`);
+    switch (command as (typeof COMMANDS)[number]) {
+      case 'generate':
+        return generate(io);
+      case 'discover':
+        return discover(io);
+      case 'parameters':
+        return announceParameters(io);
+    }
+  } catch (err) {
+    return reportFailure(err, io);
+  }
+}
+
+/** Prints why a plugin command failed, as Argo CD will show it; returns the exit code. */
+export function reportFailure(err: unknown, io: Pick<PluginIo, 'stderr'>): number {
+  if (err instanceof UsageError) {
+    io.stderr(`siteforge: ${err.message}\nSee docs/argocd.md for the plugin's parameters.\n`);
+    return ExitCode.Usage;
+  }
+  if (err instanceof SiteForgeError) {
+    io.stderr(`siteforge: ${err.message}\n`);
+    return ExitCode.Invalid;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  io.stderr(
+    `siteforge: internal error: ${message}\nThis is a bug in SiteForge; please report it.\n`,
+  );
+  return ExitCode.Internal;
+}
+
+/**
+ * The app's YAML files, read recursively, named relative to the repository root (the app path
+ * is ARGOCD_APP_SOURCE_PATH), so messages point where the user edits.
+ */
+export function readAppFiles(io: Pick<PluginIo, 'cwd' | 'env'>): SourceFile[] {
+  const appPath = io.env['ARGOCD_APP_SOURCE_PATH'] ?? '';
+  return readInputFiles(listInputFiles(['.'], io.cwd), io.cwd).map((file) => ({
+    path: repoRelative(appPath, file.path),
+    text: file.text,
+  }));
+}
+
+/** `path` (relative to the app directory) as seen from the repository root. */
+export function repoRelative(appPath: string, path: string): string {
+  return posix.normalize(posix.join(appPath.replace(/^\/+/, ''), path));
+}
+
+function generate(io: PluginIo): number {
+  const options = readCmpOptions(io.env);
+  if (options.format === OutputFormat.ClusterInstance) {
+    throw new UsageError(
+      'format "clusterinstance" is not supported yet; remove the parameter or set it to "crs"',
+    );
+  }
+  const selection = siteSelection(options.sites);
+  const files = readAppFiles(io);
+  const { clusters, siteCount, issues } = renderFleet(files, {
+    selectCluster: (clusterName, site) => selection.select(clusterName, site.metadata.name),
+  });
+  const report = reportIssues(issues, options.strict);
+  if (report.text !== '') io.stderr(report.text);
+  const where = io.env['ARGOCD_APP_SOURCE_PATH'] ?? '.';
+  if (report.errors > 0)
+    return refuse(io, `${String(report.errors)} error(s), ${String(report.warnings)} warning(s)`);
+  if (siteCount === 0) return refuse(io, `no SiteConfig found in ${where}`);
+  const unmatched = selection.unmatched();
+  for (const pattern of unmatched)
+    io.stderr(
+      `siteforge: ${options.strict ? 'error' : 'warning'}: sites pattern "${pattern}" matches no site\n`,
+    );
+  if (options.strict && unmatched.length > 0)
+    return refuse(io, `${String(unmatched.length)} sites pattern(s) matched no site (strict)`);
+  if (clusters.length === 0)
+    return refuse(
+      io,
+      `the sites parameter selects none of the ${String(siteCount)} site(s) in ${where}; an empty output would let Argo CD prune every site`,
+    );
+  const stream = toYamlStream(clusters);
+  const objects = clusters.reduce((n, c) => n + c.documents.length, 0);
+  io.stderr(
+    `siteforge: ${String(objects)} object(s) for ${String(clusters.length)} cluster(s) from ${String(siteCount)} SiteConfig(s) in ${where}\n`,
+  );
+  io.stdout(stream);
+  return ExitCode.Ok;
+}
+
+function refuse(io: PluginIo, why: string): number {
+  io.stderr(`siteforge: ${why}; nothing was generated\n`);
+  return ExitCode.Invalid;
+}
+
+const SITE_API_VERSION = /^apiVersion:[ \t]*["']?ran\.openshift\.io\/v[12]["']?[ \t]*(?:#.*)?$/m;
+const SITE_KIND = /^kind:[ \t]*["']?SiteConfig["']?[ \t]*(?:#.*)?$/m;
+
+/**
+ * Argo CD's discovery: prints why the app is SiteForge's (a match needs exit 0 and a non-empty
+ * stdout) or nothing. Claims the app for the marker file or a file that holds a SiteConfig, and
+ * reads no more than it must: the first match ends the search.
+ */
+function discover(io: PluginIo): number {
+  const appPath = io.env['ARGOCD_APP_SOURCE_PATH'] ?? '';
+  if (existsSync(join(io.cwd, MARKER_FILE))) {
+    io.stdout(`${repoRelative(appPath, MARKER_FILE)}\n`);
+    return ExitCode.Ok;
+  }
+  for (const path of listInputFiles(['.'], io.cwd)) {
+    const text = readFileSync(join(io.cwd, path), 'utf8');
+    if (SITE_KIND.test(text) && SITE_API_VERSION.test(text)) {
+      io.stdout(`${repoRelative(appPath, path)}\n`);
+      return ExitCode.Ok;
+    }
+  }
+  return ExitCode.Ok;
+}
+
+/** One entry of Argo CD's parameters announcement (ParameterAnnouncement in repository.proto). */
+export interface ParameterAnnouncement {
+  readonly name: string;
+  readonly title: string;
+  readonly tooltip: string;
+  readonly required: boolean;
+  readonly itemType: 'string';
+  readonly collectionType: 'string' | 'array';
+  readonly string?: string;
+  readonly array?: readonly string[];
+}
+
+/**
+ * The dynamic parameters announcement: the plugin's parameters, with the clusters found in the
+ * app as the value shown for `sites`. Never fails on invalid sites (the Parameters tab should
+ * still open); their problems go to stderr and generation reports them.
+ */
+function announceParameters(io: PluginIo): number {
+  const { clusters, issues } = renderFleet(readAppFiles(io), { validateOnly: true });
+  const report = reportIssues(issues, false);
+  if (report.errors > 0) io.stderr(report.text);
+  const names = clusters.map((c) => c.clusterName);
+  const announcement: ParameterAnnouncement[] = [
+    {
+      name: 'format',
+      title: 'Output format',
+      tooltip:
+        'crs: the hub objects (AgentClusterInstall, ClusterDeployment, BareMetalHost, ...). clusterinstance: not supported yet.',
+      required: false,
+      itemType: 'string',
+      collectionType: 'string',
+      string: OutputFormat.Crs,
+    },
+    {
+      name: 'sites',
+      title: `Sites (${String(names.length)} found)`,
+      tooltip:
+        'Clusters to sync, by cluster or SiteConfig name; globs (*, ?, [a-z], {a,b}) and !exclusions allowed. Unset = every site. The value shown lists every valid site found; saving it pins that list.',
+      required: false,
+      itemType: 'string',
+      collectionType: 'array',
+      array: names,
+    },
+    {
+      name: 'strict',
+      title: 'Strict',
+      tooltip: 'true: warnings, and sites patterns that match nothing, fail the generation.',
+      required: false,
+      itemType: 'string',
+      collectionType: 'string',
+      string: 'false',
+    },
+  ];
+  io.stdout(`${JSON.stringify(announcement)}\n`);
+  return ExitCode.Ok;
+}

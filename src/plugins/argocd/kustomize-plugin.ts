@@ -1,0 +1,119 @@
+/**
+ * The drop-in path for today's ZTP repositories: SiteForge as the kustomize exec plugin of
+ * `ran.openshift.io/v1` and `/v2` SiteConfig generators, so a `kustomization.yaml` that lists
+ * SiteConfig files under `generators:` keeps working while it migrates to the Argo CD plugin.
+ *
+ * kustomize runs `SiteConfig <temp file>` (see src/plugins/argocd/kustomize/SiteConfig) with the
+ * kustomization root as cwd, once per SiteConfig. The temp file holds kustomize's re-serialised
+ * copy (comments dropped, lines moved), so SiteForge finds the SiteConfig in the file the
+ * kustomization names and validates that one: messages then point at the user's own file and
+ * line, not at /tmp/kust-plugin-config-NNN.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import { join, resolve } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { SiteForgeError, UsageError } from '../../shared/errors.js';
+import type { SourceFile } from '../../siteconfig/index.js';
+import { ExitCode } from '../exit-code.js';
+import { renderFleet, reportIssues, toYamlStream } from '../render-fleet.js';
+import { reportFailure, repoRelative } from './cmp.js';
+import type { PluginIo } from './cmp.js';
+
+const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
+
+/** Runs `siteforge kustomize-plugin FILE`; returns the exit code. Never throws. */
+export function runKustomizePlugin(args: readonly string[], io: PluginIo): number {
+  try {
+    if (args.length !== 1 || args[0] === '')
+      throw new UsageError('usage: siteforge kustomize-plugin FILE (kustomize passes FILE)');
+    return generate(args[0]!, io);
+  } catch (err) {
+    return reportFailure(err, io);
+  }
+}
+
+function generate(configPath: string, io: PluginIo): number {
+  const configText = readConfig(resolve(io.cwd, configPath));
+  const config = parseAllDocuments(configText)[0]?.toJS() as unknown;
+  const name = siteConfigName(config);
+  const source = findInKustomization(io, config, name) ?? { path: configPath, text: configText };
+  const { clusters, issues } = renderFleet([source], {
+    selectCluster: (_, site) => site.metadata.name === name,
+  });
+  const report = reportIssues(issues, false);
+  if (report.text !== '') io.stderr(report.text);
+  if (report.errors > 0) {
+    io.stderr(
+      `siteforge: ${String(report.errors)} error(s) in SiteConfig ${name}; nothing was generated\n`,
+    );
+    return ExitCode.Invalid;
+  }
+  io.stdout(toYamlStream(clusters));
+  return ExitCode.Ok;
+}
+
+function readConfig(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    throw new UsageError(`${path}: cannot read the generator config kustomize passed`);
+  }
+}
+
+function siteConfigName(config: unknown): string {
+  const { kind, metadata } = (config ?? {}) as { kind?: unknown; metadata?: { name?: unknown } };
+  if (kind !== 'SiteConfig')
+    throw new SiteForgeError(
+      'NOT_A_SITECONFIG',
+      `the generator config is a ${typeof kind === 'string' ? kind : 'document without kind'}; this plugin generates from SiteConfig only`,
+    );
+  if (typeof metadata?.name !== 'string' || metadata.name === '')
+    throw new SiteForgeError(
+      'NOT_A_SITECONFIG',
+      'the SiteConfig generator config has no metadata.name',
+    );
+  return metadata.name;
+}
+
+/**
+ * The generator file of the kustomization that holds this very SiteConfig (same content, as
+ * kustomize read it), named relative to the repository root; undefined when none does.
+ */
+function findInKustomization(io: PluginIo, config: unknown, name: string): SourceFile | undefined {
+  const root = io.cwd;
+  const kustomization = KUSTOMIZATION_FILES.map((f) => join(root, f)).find((f) => existsSync(f));
+  if (!kustomization) return undefined;
+  const { generators } = (parseAllDocuments(readFileSync(kustomization, 'utf8'))[0]?.toJS() ??
+    {}) as { generators?: unknown };
+  if (!Array.isArray(generators)) return undefined;
+  const wanted = withoutKustomizeAnnotations(config);
+  for (const entry of generators) {
+    if (typeof entry !== 'string' || entry.includes('://')) continue;
+    const path = join(root, entry);
+    if (!existsSync(path) || !statSync(path).isFile()) continue;
+    const text = readFileSync(path, 'utf8');
+    if (!text.includes(name)) continue; // cheap filter before parsing
+    const same = parseAllDocuments(text).some((doc) =>
+      isDeepStrictEqual(withoutKustomizeAnnotations(doc.toJS() as unknown), wanted),
+    );
+    if (same) return { path: repoRelative(io.env['ARGOCD_APP_SOURCE_PATH'] ?? '', entry), text };
+  }
+  return undefined;
+}
+
+/** The document without the bookkeeping annotations kustomize may add to generator configs. */
+function withoutKustomizeAnnotations(doc: unknown): unknown {
+  const metadata = (doc as { metadata?: { annotations?: Record<string, unknown> } } | null)
+    ?.metadata;
+  if (!metadata?.annotations) return doc;
+  const annotations = Object.fromEntries(
+    Object.entries(metadata.annotations).filter(
+      ([key]) => !/^(internal\.)?config\.kubernetes\.io\/|^kustomize\.config\.k8s\.io\//.test(key),
+    ),
+  );
+  const rest: Record<string, unknown> = { ...metadata };
+  if (Object.keys(annotations).length > 0) rest['annotations'] = annotations;
+  else delete rest['annotations'];
+  return { ...(doc as object), metadata: rest };
+}
