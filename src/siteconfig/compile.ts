@@ -545,6 +545,13 @@ class ClusterCompiler {
       [Keys.BmacRole]: node.role ?? 'master',
     };
     if (node.ironicInspect === 'disabled') annotations[Keys.InspectDisabled] = 'disabled';
+    if (node.remove === true) {
+      // Applied once more with the removal annotation, then deleted by Argo CD as a hook: BMAC
+      // sees the deletion with the annotation and removes the Agent and the Node.
+      annotations[Keys.RemoveAgentOnDelete] = 'true';
+      annotations['argocd.argoproj.io/hook'] = 'PostSync';
+      annotations['argocd.argoproj.io/hook-delete-policy'] = 'HookSucceeded';
+    }
     if (node.installerArgs !== undefined) annotations[Keys.BmacInstallerArgs] = node.installerArgs;
     if (node.ignitionConfigOverride !== undefined)
       annotations[Keys.BmacIgnitionOverrides] = node.ignitionConfigOverride;

@@ -35,3 +35,5 @@ export type {
   SiteResources,
 } from './resources.js';
 export { bmcSecretName } from './compile.js';
+export { diffFleets } from './diff.js';
+export type { ClusterDiff, Danger, FleetDiff, ObjectChange } from './diff.js';

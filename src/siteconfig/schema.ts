@@ -173,6 +173,11 @@ const nodeSchema = {
       type: 'string',
       description: 'In the upstream CRD but ignored by every generator',
     },
+    remove: {
+      type: 'boolean',
+      default: false,
+      description: 'remove this host from the cluster (its Agent and Node) on the next sync',
+    },
   },
 } as const;
 

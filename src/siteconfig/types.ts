@@ -143,6 +143,14 @@ export interface SiteConfigNode {
   readonly crSuppression?: readonly string[];
   /** In the upstream CRD but read by no generator; accepted with a warning. */
   readonly hardwareProfile?: string;
+  /**
+   * Removes the host from its cluster in one sync: the BareMetalHost is applied once more with
+   * `bmac.agent-install.openshift.io/remove-agent-and-node-on-delete` and, as an Argo CD PostSync
+   * hook, deleted right after, so that BMAC removes its Agent and Node. Delete the node entry
+   * after that sync.
+   * @default false
+   */
+  readonly remove?: boolean;
 }
 
 /** Extra-manifest sources and filters of a cluster. */

@@ -1069,6 +1069,23 @@ class ClusterChecker {
   }
 
   private checkNode(node: SiteConfigNode, at: Path): void {
+    if (node.remove === true && (node.role ?? 'master') === 'master') {
+      if (this.isSno) {
+        this.error(
+          'REMOVE_SNO_CONTROL_PLANE',
+          [...at, 'remove'],
+          'remove: true on the only control-plane node would destroy the cluster',
+          'to decommission a single-node cluster, delete its cluster entry instead',
+        );
+      } else {
+        this.warn(
+          'REMOVE_CONTROL_PLANE',
+          [...at, 'remove'],
+          'removing a control-plane node leaves etcd with two members until it is replaced',
+          'add the replacement node in the same change, or follow the control-plane replacement procedure',
+        );
+      }
+    }
     const bmc = parseBmcAddress(node.bmcAddress);
     if ('problem' in bmc) {
       this.error(

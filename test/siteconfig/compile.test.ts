@@ -379,3 +379,26 @@ describe('crAnnotations and crSuppression', () => {
     expect(manifests.map((m) => m.kind)).toContain('InfraEnv');
   });
 });
+
+describe('removing a host in one edit', () => {
+  const workerNode = (extra: string): string =>
+    `        - hostName: worker-1\n          role: worker\n          bmcAddress: redfish-virtualmedia://10.0.1.2/redfish/v1/Systems/1\n          bmcCredentialsName:\n            name: w-bmc\n          bootMACAddress: "aa:bb:cc:00:00:02"\n${extra}`;
+
+  it('applies the BareMetalHost once more with the removal annotation, as a PostSync hook that deletes it', () => {
+    const bmh = find(
+      compileText(snoSite({ node: workerNode('          remove: true\n') })),
+      'BareMetalHost',
+      'worker-1',
+    );
+    expect(bmh.metadata.annotations).toMatchObject({
+      [Keys.RemoveAgentOnDelete]: 'true',
+      'argocd.argoproj.io/hook': 'PostSync',
+      'argocd.argoproj.io/hook-delete-policy': 'HookSucceeded',
+    });
+  });
+
+  it('refuses to remove the only control-plane node', () => {
+    const { issues } = loadText(snoSite({ node: '          remove: true\n' }));
+    expect(issues.map((i) => i.code)).toEqual(['REMOVE_SNO_CONTROL_PLANE']);
+  });
+});
