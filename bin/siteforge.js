@@ -3,7 +3,7 @@
 // which `npm ci` runs through the prepare script).
 import { runCli } from '../build/src/plugins/cli/main.js';
 
-process.exitCode = runCli(process.argv.slice(2), {
+process.exitCode = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),

@@ -18,6 +18,9 @@ import { siteConfigSchema } from '../../siteconfig/index.js';
 import { runArgoCdCommand } from '../argocd/cmp.js';
 import { runKustomizePlugin } from '../argocd/kustomize-plugin.js';
 import { ExitCode } from '../exit-code.js';
+import { fsSecretSource } from '../fs-secret-source.js';
+import { runDiff } from './diff.js';
+import { fsSiteFiles } from '../fs-site-files.js';
 import { renderFleet, reportIssues, toYamlStream } from '../render-fleet.js';
 import type { RenderedCluster } from '../render-fleet.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
@@ -39,6 +42,9 @@ Commands:
   generate PATH...   compile SiteConfig files or directories into hub manifests
   validate PATH...   check SiteConfig files and report every problem
   schema             print the SiteConfig JSON Schema (for editors)
+  diff OLD NEW [PATH...]
+                     compare the hub objects of two versions: two paths, or two git revisions
+                     (then PATHs select files in the repository); exit 3 on dangerous changes
   argocd generate|discover|parameters
                      the Argo CD config-management plugin (run by argocd-cmp-server in the
                      app directory; options come from the Application, see docs/argocd.md)
@@ -48,10 +54,13 @@ Commands:
 Options:
   -o, --output DIR   generate: write one file per object under DIR/<cluster>/ instead of stdout
   --strict           treat warnings as errors
+  --secrets-dir DIR  where bmcCredentials/pullSecret fromDirectory credentials are read
+                     (default: $SITEFORGE_SECRETS_DIR)
+  --redact           generate: print Secrets with their values replaced by <redacted>
   -h, --help         show this help
   -v, --version      print the version
 
-Exit codes: 0 success, 1 invalid input, 2 usage error.
+Exit codes: 0 success, 1 invalid input, 2 usage error, 3 dangerous change (diff).
 `;
 
 interface ParsedArgs {
@@ -59,6 +68,8 @@ interface ParsedArgs {
   paths: string[];
   output: string | undefined;
   strict: boolean;
+  secretsDir: string | undefined;
+  redact: boolean;
   help: boolean;
   version: boolean;
 }
@@ -69,6 +80,8 @@ function parseArgs(argv: readonly string[]): ParsedArgs {
     paths: [],
     output: undefined,
     strict: false,
+    secretsDir: undefined,
+    redact: false,
     help: false,
     version: false,
   };
@@ -77,7 +90,14 @@ function parseArgs(argv: readonly string[]): ParsedArgs {
     if (arg === '-h' || arg === '--help') args.help = true;
     else if (arg === '-v' || arg === '--version') args.version = true;
     else if (arg === '--strict') args.strict = true;
-    else if (arg === '-o' || arg === '--output' || arg.startsWith('--output=')) {
+    else if (arg === '--redact') args.redact = true;
+    else if (arg === '--secrets-dir' || arg.startsWith('--secrets-dir=')) {
+      const value = arg.startsWith('--secrets-dir=')
+        ? arg.slice('--secrets-dir='.length)
+        : argv[++i];
+      if (value === undefined || value === '') throw new UsageError(`${arg} needs a directory`);
+      args.secretsDir = value;
+    } else if (arg === '-o' || arg === '--output' || arg.startsWith('--output=')) {
       const value = arg.startsWith('--output=') ? arg.slice('--output='.length) : argv[++i];
       if (value === undefined || value === '') throw new UsageError(`${arg} needs a directory`);
       args.output = value;
@@ -104,9 +124,9 @@ function packageVersion(): string {
 }
 
 /** Runs the CLI and returns its exit code. Never throws. */
-export function runCli(argv: readonly string[], io: CliIo): number {
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   try {
-    return run(parseArgs(argv), io);
+    return await run(parseArgs(argv), io);
   } catch (err) {
     if (err instanceof UsageError) {
       io.stderr(`siteforge: ${err.message}\nRun 'siteforge --help' for usage.\n`);
@@ -124,7 +144,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
   }
 }
 
-function run(args: ParsedArgs, io: CliIo): number {
+function run(args: ParsedArgs, io: CliIo): number | Promise<number> {
   if (args.version) {
     io.stdout(`${packageVersion()}\n`);
     return ExitCode.Ok;
@@ -141,6 +161,8 @@ function run(args: ParsedArgs, io: CliIo): number {
     case 'generate':
     case 'validate':
       return compile(args, io);
+    case 'diff':
+      return runDiff(args.paths, io);
     case 'argocd':
     case 'kustomize-plugin': {
       // Their options come from the environment (Argo CD) or the generator file (kustomize).
@@ -163,7 +185,13 @@ function compile(args: ParsedArgs, io: CliIo): number {
     throw new UsageError('--output only applies to generate');
   const files = readInputFiles(listInputFiles(args.paths, io.cwd), io.cwd);
   const validateOnly = args.command === 'validate';
-  const { clusters, siteCount, issues } = renderFleet(files, { validateOnly });
+  const secretsDir = args.secretsDir ?? (io.env ?? process.env)['SITEFORGE_SECRETS_DIR'];
+  const { clusters, siteCount, issues } = renderFleet(files, {
+    validateOnly,
+    redact: args.redact,
+    files: fsSiteFiles('/', io.cwd),
+    ...(secretsDir ? { secrets: fsSecretSource(resolve(io.cwd, secretsDir)) } : {}),
+  });
   const report = reportIssues(issues, args.strict);
   if (report.text !== '') io.stderr(report.text);
   if (report.errors > 0) {
