@@ -72,3 +72,4 @@ try {
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
+await (await import('./cmp.js')).runCmpBench(); // the Argo CD plugin's figures (bench/cmp.js)

@@ -246,6 +246,32 @@ describe('generate', () => {
     }
   });
 
+  it('reads the files a SiteConfig refers to inside the repository copy, and only there', () => {
+    const bios = (path: string): string =>
+      snoSite({
+        name: 'bios',
+        mac: 'aa:bb:cc:00:00:77',
+        node: `          biosConfigRef:\n            filePath: ${path}\n`,
+      });
+    const withBios = repoWith({
+      [`${APP}/bios/du.yaml`]: 'ProcTurboMode: Disabled\n',
+      [`${APP}/bios-site.yaml`]: bios('bios/du.yaml'),
+    });
+    const escaping = repoWith({
+      [`${APP}/bios-site.yaml`]: bios('../../../../../../etc/hostname'),
+    });
+    try {
+      const result = sidecar.generate({ repoDir: withBios, appPath: APP });
+      expect(result.error).toBeUndefined();
+      expect(result.manifests?.filter((m) => m['kind'] === 'HostFirmwareSettings')).toHaveLength(1);
+      const error = expectRefused(sidecar.generate({ repoDir: escaping, appPath: APP }), 1);
+      expect(error).toMatch(/clusters\/prod\/bios-site\.yaml:\d+:\d+: error BIOS_FILE_NOT_FOUND/);
+    } finally {
+      rmSync(withBios, { recursive: true, force: true });
+      rmSync(escaping, { recursive: true, force: true });
+    }
+  });
+
   it('keeps Secret values found in the app directory out of stdout and stderr', () => {
     const withSecret = repoWith({
       [`${APP}/bmc-secrets.yaml`]:

@@ -10,11 +10,12 @@
  * so a half-rendered fleet is never synced and prune never deletes the sites that failed.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { join, posix, resolve } from 'node:path';
 import { SiteForgeError, UsageError } from '../../shared/errors.js';
 import type { SourceFile } from '../../siteconfig/index.js';
 import { listInputFiles, readInputFiles } from '../cli/read-inputs.js';
 import { ExitCode } from '../exit-code.js';
+import { fsSiteFiles } from '../fs-site-files.js';
 import { renderFleet, reportIssues, toYamlStream } from '../render-fleet.js';
 import { OutputFormat, readCmpOptions, siteSelection } from './parameters.js';
 import type { BuildEnv } from './parameters.js';
@@ -81,6 +82,19 @@ export function readAppFiles(io: Pick<PluginIo, 'cwd' | 'env'>): SourceFile[] {
   }));
 }
 
+/**
+ * The root of the repository copy: the app directory minus ARGOCD_APP_SOURCE_PATH. The files a
+ * SiteConfig refers to (crTemplates, BIOS settings) are read below it and nowhere else.
+ */
+export function repositoryRoot(io: Pick<PluginIo, 'cwd' | 'env'>): string {
+  const segments = posix
+    .normalize(io.env['ARGOCD_APP_SOURCE_PATH'] ?? '.')
+    .split('/')
+    .filter((s) => s !== '' && s !== '.');
+  if (segments.includes('..')) return io.cwd;
+  return resolve(io.cwd, ...segments.map(() => '..'));
+}
+
 /** `path` (relative to the app directory) as seen from the repository root. */
 export function repoRelative(appPath: string, path: string): string {
   return posix.normalize(posix.join(appPath.replace(/^\/+/, ''), path));
@@ -96,6 +110,7 @@ function generate(io: PluginIo): number {
   const selection = siteSelection(options.sites);
   const files = readAppFiles(io);
   const { clusters, siteCount, issues } = renderFleet(files, {
+    files: fsSiteFiles(repositoryRoot(io)),
     selectCluster: (clusterName, site) => selection.select(clusterName, site.metadata.name),
   });
   const report = reportIssues(issues, options.strict);
@@ -172,7 +187,10 @@ export interface ParameterAnnouncement {
  * still open); their problems go to stderr and generation reports them.
  */
 function announceParameters(io: PluginIo): number {
-  const { clusters, issues } = renderFleet(readAppFiles(io), { validateOnly: true });
+  const { clusters, issues } = renderFleet(readAppFiles(io), {
+    validateOnly: true,
+    files: fsSiteFiles(repositoryRoot(io)),
+  });
   const report = reportIssues(issues, false);
   if (report.errors > 0) io.stderr(report.text);
   const names = clusters.map((c) => c.clusterName);

@@ -17,7 +17,8 @@ import { SiteForgeError, UsageError } from '../../shared/errors.js';
 import type { SourceFile } from '../../siteconfig/index.js';
 import { ExitCode } from '../exit-code.js';
 import { renderFleet, reportIssues, toYamlStream } from '../render-fleet.js';
-import { reportFailure, repoRelative } from './cmp.js';
+import { fsSiteFiles } from '../fs-site-files.js';
+import { reportFailure, repoRelative, repositoryRoot } from './cmp.js';
 import type { PluginIo } from './cmp.js';
 
 const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
@@ -39,6 +40,7 @@ function generate(configPath: string, io: PluginIo): number {
   const name = siteConfigName(config);
   const source = findInKustomization(io, config, name) ?? { path: configPath, text: configText };
   const { clusters, issues } = renderFleet([source], {
+    files: fsSiteFiles(repositoryRoot(io)),
     selectCluster: (_, site) => site.metadata.name === name,
   });
   const report = reportIssues(issues, false);
