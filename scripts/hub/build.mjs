@@ -1,7 +1,8 @@
-// Ensures the binaries of the loopback hub (kube-apiserver, etcd) exist in a versioned cache:
+// Ensures the binaries of the loopback hub (kube-apiserver, kube-controller-manager, etcd) exist
+// in a versioned cache:
 //   ${SITEFORGE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/siteforge}/<component>-<version>/<binary>
 //
-// kube-apiserver is compiled from the Go module proxy: a generated wrapper module requires
+// The Kubernetes binaries are compiled from the Go module proxy: a generated wrapper module requires
 // k8s.io/kubernetes and pins each staging module (which kubernetes' own go.mod replaces with
 // ./staging/...) to the matching published v0.x.y. No Kubernetes source enters this repo.
 // etcd comes from Debian's etcd-server package when possible, else is compiled the same way.
@@ -30,7 +31,21 @@ const DEBIAN_ETCD = '/usr/bin/etcd';
 const PROGRESS_EVERY_MS = 15_000;
 
 /** kube-apiserver from the module proxy; returns { path, version, source }. */
-export async function ensureKubeApiserver({ version = KUBE_VERSION } = {}) {
+export function ensureKubeApiserver({ version = KUBE_VERSION } = {}) {
+  return ensureKubeComponent('kube-apiserver', version);
+}
+
+/**
+ * kube-controller-manager from the same module and pins. The hub runs it only for the
+ * controllers that finish what the API server starts (namespace deletion, garbage collection,
+ * service-account tokens); without it a deleted namespace stays Terminating forever.
+ */
+export function ensureKubeControllerManager({ version = KUBE_VERSION } = {}) {
+  return ensureKubeComponent('kube-controller-manager', version);
+}
+
+/** One binary of k8s.io/kubernetes/cmd/<component>; the Go build cache is shared between them. */
+async function ensureKubeComponent(component, version) {
   const m = /^v1\.(\d+)\.(\d+)$/.exec(version);
   if (!m) throw new HubError(`SITEFORGE_KUBE_VERSION must look like v1.34.4, got ${version}`);
   const stagingVersion = `v0.${m[1]}.${m[2]}`;
@@ -47,10 +62,10 @@ export async function ensureKubeApiserver({ version = KUBE_VERSION } = {}) {
   };
   const ldflags = Object.entries(vars).flatMap(([k, v]) => vpkg(k).map((p) => `-X ${p}=${v}`));
   return goBuildFromProxy({
-    component: 'kube-apiserver',
+    component,
     module: 'k8s.io/kubernetes',
     version,
-    pkg: 'k8s.io/kubernetes/cmd/kube-apiserver',
+    pkg: `k8s.io/kubernetes/cmd/${component}`,
     // Every staging module, whether or not kubernetes requires it directly.
     pinned: (mod, target, required) =>
       (target.startsWith('./staging/') || required) && stagingVersion,
@@ -82,8 +97,9 @@ export async function ensureEtcd({ from = process.env.SITEFORGE_ETCD_FROM || 'au
 
 export async function ensureHubBinaries() {
   const kubeApiserver = await ensureKubeApiserver();
+  const kubeControllerManager = await ensureKubeControllerManager();
   const etcd = await ensureEtcd();
-  const summary = { kubeApiserver, etcd };
+  const summary = { kubeApiserver, kubeControllerManager, etcd };
   mkdirSync(cacheRoot(), { recursive: true });
   writeFileSync(join(cacheRoot(), 'hub-binaries.json'), JSON.stringify(summary, null, 2) + '\n');
   return summary;
@@ -141,8 +157,10 @@ async function goBuildFromProxy({
 }) {
   const dir = join(cacheRoot(), `${component}-${version}`);
   const bin = join(dir, component);
-  if (existsSync(bin) && existsSync(join(dir, 'build-info.json'))) {
-    return { path: bin, version, source: `built from ${module}@${version}` };
+  const infoFile = join(dir, 'build-info.json');
+  if (existsSync(bin) && existsSync(infoFile)) {
+    const { seconds } = JSON.parse(readFileSync(infoFile, 'utf8'));
+    return { path: bin, version, source: `built from ${module}@${version}`, buildSeconds: seconds };
   }
   mkdirSync(dir, { recursive: true });
   const goVersion = await goToolVersion();
@@ -254,7 +272,7 @@ async function goBuildFromProxy({
   chmodSync(tmpBin, 0o755);
   renameSync(tmpBin, bin); // atomic: readers see either no binary or a complete one
   writeFileSync(
-    join(dir, 'build-info.json'),
+    infoFile,
     JSON.stringify(
       {
         component,
@@ -270,7 +288,7 @@ async function goBuildFromProxy({
     ) + '\n',
   );
   log(`${component} ${version}: built in ${seconds} s -> ${bin}`);
-  return { path: bin, version, source: `built from ${module}@${version}` };
+  return { path: bin, version, source: `built from ${module}@${version}`, buildSeconds: seconds };
 }
 
 async function goToolVersion() {
