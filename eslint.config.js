@@ -57,6 +57,25 @@ export default tseslint.config(
     },
   },
   {
+    // One adapter talks to the Kubernetes API; everything else uses its KubeClient port.
+    files: ['src/**/*.ts'],
+    ignores: ['src/kube/**', 'src/bmac/kube/**', 'src/siteconfig/**', 'src/shared/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@kubernetes/client-node',
+              message:
+                'only src/kube (and src/bmac/kube) import client-node; use the KubeClient port',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: {

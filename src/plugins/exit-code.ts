@@ -7,6 +7,8 @@ export const ExitCode = {
   Usage: 2,
   /** `diff` found a change the hub rejects or that deletes or re-provisions something. */
   Dangerous: 3,
+  /** `apply` or `check` could not reach the hub, or the hub refused the credentials. */
+  Unreachable: 3,
   /** A bug in SiteForge. */
   Internal: 70,
 } as const;

@@ -4,9 +4,12 @@
  */
 import { compareIssues, formatIssue } from '../shared/errors.js';
 import type { InputIssue } from '../shared/errors.js';
+import { locate, parseYamlFile } from '../shared/source-yaml.js';
+import type { SourceDocument, SourcePos } from '../shared/source-yaml.js';
 import { emitYaml } from '../shared/yaml-emit.js';
 import { compileSiteConfig, loadSiteConfigs } from '../siteconfig/index.js';
 import type {
+  CompiledCluster,
   Manifest,
   SecretSource,
   SiteConfig,
@@ -18,6 +21,8 @@ import type {
 export interface RenderedCluster {
   readonly clusterName: string;
   readonly documents: readonly { readonly fileName: string; readonly yaml: string }[];
+  /** The objects with the SiteConfig entry each came from; only with `withObjects`. */
+  readonly objects?: readonly SourcedManifest[];
 }
 
 /** Options of renderFleet. */
@@ -26,6 +31,8 @@ export interface RenderOptions {
   readonly validateOnly?: boolean;
   /** Keep a cluster only when this returns true (e.g. a rollout wave). @default all */
   readonly selectCluster?: (clusterName: string, site: SiteConfig) => boolean;
+  /** Also return each cluster's objects as data, with their sources (for apply). @default false */
+  readonly withObjects?: boolean;
   /** Files the SiteConfigs refer to (crTemplates, BIOS settings, extra manifests). */
   readonly files?: SiteFiles;
   /** Credentials kept outside git, for `fromDirectory`. */
@@ -55,7 +62,7 @@ export function renderFleet(
   const { issues } = loadSiteConfigs(files, {
     ...(options.files ? { files: options.files } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
-    onSite: ({ siteConfig, resources }) => {
+    onSite: ({ siteConfig, resources, file, documentIndex }) => {
       siteCount++;
       const wanted = (name: string): boolean => options.selectCluster?.(name, siteConfig) ?? true;
       if (options.validateOnly) {
@@ -73,6 +80,9 @@ export function renderFleet(
               fileName: `${m.kind.toLowerCase()}_${m.metadata.name}.yaml`,
               yaml: emitYaml(m),
             })),
+          ...(options.withObjects && {
+            objects: withSources(cluster, siteConfig, { file, documentIndex }),
+          }),
         });
       }
     },
@@ -127,4 +137,69 @@ export function reportIssues(issues: readonly InputIssue[], strict: boolean): Is
     errors,
     warnings,
   };
+}
+
+/**
+ * Where an object came from: the SiteConfig entry that produced it, so that a problem the hub
+ * finds can be reported at FILE:LINE like a validation issue.
+ */
+export interface ManifestSource {
+  readonly file: string;
+  /** 0-based index of the SiteConfig document in its file. */
+  readonly documentIndex: number;
+  /** Path of the entry in the document: the cluster, or the node for per-node objects. */
+  readonly path: readonly (string | number)[];
+}
+
+/** A generated object and its source. */
+export interface SourcedManifest {
+  readonly manifest: Manifest;
+  readonly source: ManifestSource;
+}
+
+/** Kinds generated once per node, named after the node's hostName. */
+const NODE_KINDS = new Set(['BareMetalHost', 'NMStateConfig', 'HostFirmwareSettings']);
+
+function withSources(
+  compiled: CompiledCluster,
+  site: SiteConfig,
+  doc: { readonly file: string; readonly documentIndex: number },
+): SourcedManifest[] {
+  const clusterIndex = site.spec.clusters.findIndex((c) => c.clusterName === compiled.clusterName);
+  const cluster = site.spec.clusters[clusterIndex];
+  return compiled.manifests.map((manifest) => {
+    const path: (string | number)[] = ['spec', 'clusters', Math.max(clusterIndex, 0)];
+    const nodeIndex =
+      cluster?.nodes.findIndex((node) =>
+        manifest.kind === 'Secret'
+          ? node.bmcCredentialsName?.name === manifest.metadata.name
+          : NODE_KINDS.has(manifest.kind) && node.hostName === manifest.metadata.name,
+      ) ?? -1;
+    if (nodeIndex >= 0) path.push('nodes', nodeIndex);
+    return { manifest, source: { ...doc, path } };
+  });
+}
+
+/**
+ * Finds the file position of sources. Rendering parses without positions (it is faster); the
+ * files are parsed again with positions only when there is something to report.
+ */
+export class SourceLocator {
+  private readonly texts: ReadonlyMap<string, string>;
+  private readonly parsed = new Map<string, SourceDocument[]>();
+
+  constructor(files: readonly SourceFile[]) {
+    this.texts = new Map(files.map((f) => [f.path, f.text]));
+  }
+
+  /** 1-based line and column of the source entry (of its document when the path is not found). */
+  locate(source: ManifestSource): SourcePos {
+    let documents = this.parsed.get(source.file);
+    if (!documents) {
+      documents = parseYamlFile(source.file, this.texts.get(source.file) ?? '').documents;
+      this.parsed.set(source.file, documents);
+    }
+    const doc = documents[source.documentIndex];
+    return doc ? locate(doc.value, doc.pos, source.path) : { line: 1, column: 1 };
+  }
 }

@@ -50,6 +50,8 @@ Commands:
                      app directory; options come from the Application, see docs/argocd.md)
   kustomize-plugin FILE
                      the kustomize exec plugin for ran.openshift.io SiteConfig generators
+  apply PATH...      server-side apply the objects to a hub, wave by wave (field manager siteforge)
+  check PATH...      server-side dry run of every object; rejections reported at FILE:LINE
 
 Options:
   -o, --output DIR   generate: write one file per object under DIR/<cluster>/ instead of stdout
@@ -57,10 +59,13 @@ Options:
   --secrets-dir DIR  where bmcCredentials/pullSecret fromDirectory credentials are read
                      (default: $SITEFORGE_SECRETS_DIR)
   --redact           generate: print Secrets with their values replaced by <redacted>
+  --kubeconfig FILE  apply, check: the hub to use (default: $KUBECONFIG, ~/.kube/config)
+  --dry-run=server   apply: let the hub check everything but persist nothing
   -h, --help         show this help
   -v, --version      print the version
 
-Exit codes: 0 success, 1 invalid input, 2 usage error, 3 dangerous change (diff).
+Exit codes: 0 success, 1 invalid input (or rejected by the hub), 2 usage error,
+3 dangerous change (diff) or hub unreachable (apply, check).
 `;
 
 interface ParsedArgs {
@@ -70,6 +75,8 @@ interface ParsedArgs {
   strict: boolean;
   secretsDir: string | undefined;
   redact: boolean;
+  kubeconfig: string | undefined;
+  dryRun: boolean;
   help: boolean;
   version: boolean;
 }
@@ -82,6 +89,8 @@ function parseArgs(argv: readonly string[]): ParsedArgs {
     strict: false,
     secretsDir: undefined,
     redact: false,
+    kubeconfig: undefined,
+    dryRun: false,
     help: false,
     version: false,
   };
@@ -97,6 +106,13 @@ function parseArgs(argv: readonly string[]): ParsedArgs {
         : argv[++i];
       if (value === undefined || value === '') throw new UsageError(`${arg} needs a directory`);
       args.secretsDir = value;
+    } else if (arg === '--kubeconfig' || arg.startsWith('--kubeconfig=')) {
+      const value = arg.startsWith('--kubeconfig=') ? arg.slice('--kubeconfig='.length) : argv[++i];
+      if (value === undefined || value === '') throw new UsageError(`${arg} needs a file`);
+      args.kubeconfig = value;
+    } else if (arg.startsWith('--dry-run')) {
+      if (arg !== '--dry-run=server') throw new UsageError(`${arg}: only --dry-run=server exists`);
+      args.dryRun = true;
     } else if (arg === '-o' || arg === '--output' || arg.startsWith('--output=')) {
       const value = arg.startsWith('--output=') ? arg.slice('--output='.length) : argv[++i];
       if (value === undefined || value === '') throw new UsageError(`${arg} needs a directory`);
@@ -153,6 +169,8 @@ function run(args: ParsedArgs, io: CliIo): number | Promise<number> {
     (args.help ? io.stdout : io.stderr)(USAGE);
     return args.help ? ExitCode.Ok : ExitCode.Usage;
   }
+  if ((args.kubeconfig !== undefined || args.dryRun) && !['apply', 'check'].includes(args.command))
+    throw new UsageError('--kubeconfig and --dry-run only apply to apply and check');
   switch (args.command) {
     case 'schema':
       if (args.paths.length > 0) throw new UsageError('schema takes no paths');
@@ -173,6 +191,9 @@ function run(args: ParsedArgs, io: CliIo): number | Promise<number> {
         ? runArgoCdCommand(args.paths, pluginIo)
         : runKustomizePlugin(args.paths, pluginIo);
     }
+    case 'apply':
+    case 'check':
+      return kube(args.command, args, io);
     default:
       throw new UsageError(`unknown command "${args.command}"`);
   }
@@ -214,6 +235,21 @@ function compile(args: ParsedArgs, io: CliIo): number {
     io.stdout(toYamlStream(clusters));
   }
   return ExitCode.Ok;
+}
+
+async function kube(command: 'apply' | 'check', args: ParsedArgs, io: CliIo): Promise<number> {
+  if (args.paths.length === 0)
+    throw new UsageError(`${command} needs at least one file or directory`);
+  if (args.output !== undefined || args.redact)
+    throw new UsageError(`${command} takes no --output or --redact`);
+  if (args.dryRun && command === 'check') throw new UsageError('check is always a dry run');
+  const secretsDir = args.secretsDir ?? (io.env ?? process.env)['SITEFORGE_SECRETS_DIR'];
+  // Loaded on demand: @kubernetes/client-node costs ~0.7 s to import.
+  const { runKubeCommand } = await import('./kube-commands.js');
+  return runKubeCommand({ ...args, command }, io, {
+    files: fsSiteFiles('/', io.cwd),
+    ...(secretsDir ? { secrets: fsSecretSource(resolve(io.cwd, secretsDir)) } : {}),
+  });
 }
 
 const OUTPUT_MARKER = '.siteforge-output';

@@ -1,0 +1,14 @@
+export type {
+  ApplyOptions,
+  DeleteOptions,
+  GroupVersionKind,
+  KubeClient,
+  KubeObject,
+  ListOptions,
+  ObjectRef,
+} from './kube-client.js';
+export { objectName, Propagation, refOf } from './kube-client.js';
+export { KubeApiError, KubeApiErrorCode, KubeUnreachableError } from './errors.js';
+export type { KubeStatusCause, KubeStatusDetails } from './errors.js';
+export { ClientNodeKubeClient, loadKubeConfig } from './client-node-kube-client.js';
+export type { ClientNodeKubeClientOptions } from './client-node-kube-client.js';
