@@ -69,6 +69,15 @@ export async function runKubeCommand(
     io.stderr(`siteforge: no SiteConfig found in ${args.paths.join(', ')}\n`);
     return ExitCode.Invalid;
   }
+  // Every cluster must come with its objects: applying only some of the input would look like
+  // success. renderFleet attaches them for SiteConfig input.
+  const unsupported = clusters.filter((c) => c.objects === undefined).map((c) => c.clusterName);
+  if (unsupported.length > 0) {
+    io.stderr(
+      `siteforge: ${args.command} cannot send cluster(s) ${unsupported.join(', ')} yet: only SiteConfig input is supported\n`,
+    );
+    return ExitCode.Invalid;
+  }
   const items: ApplyItem<ManifestSource>[] = clusters.flatMap((c) =>
     (c.objects ?? []).map(({ manifest, source }) => ({ object: manifest, source })),
   );
