@@ -70,6 +70,36 @@ export default tseslint.config(
               message:
                 'only src/kube (and src/bmac/kube) import client-node; use the KubeClient port',
             },
+            {
+              name: 'undici',
+              message: 'only src/bmac/redfish talks to BMCs; use the RedfishClient port',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The Redfish adapter talks to BMCs and depends on src/shared only (STYLE.md boundaries).
+    files: ['src/bmac/redfish/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: '@kubernetes/client-node', message: 'src/bmac/redfish imports shared only' },
+          ],
+          patterns: [
+            {
+              group: [
+                '**/siteconfig/**',
+                '**/plugins/**',
+                '**/kube/**',
+                '**/bmac/*/**',
+                '!**/bmac/redfish/**',
+              ],
+              message: 'src/bmac/redfish may import src/shared only',
+            },
           ],
         },
       ],

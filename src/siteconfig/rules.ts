@@ -37,75 +37,8 @@ export function labelValueProblem(value: string): string | undefined {
   return undefined;
 }
 
-/**
- * BMC URL schemes the baremetal-operator understands, each with whether it boots through
- * virtual media (which ZTP needs: there is no provisioning network at an edge site).
- */
-export const BMC_SCHEMES: Readonly<Record<string, { virtualMedia: boolean }>> = {
-  'redfish-virtualmedia': { virtualMedia: true },
-  'ilo5-virtualmedia': { virtualMedia: true },
-  'idrac-virtualmedia': { virtualMedia: true },
-  'redfish-uefihttp': { virtualMedia: true },
-  redfish: { virtualMedia: false },
-  'ilo5-redfish': { virtualMedia: false },
-  'idrac-redfish': { virtualMedia: false },
-  ipmi: { virtualMedia: false },
-  libvirt: { virtualMedia: false },
-};
-
-/** A parsed BMC address. */
-export interface BmcAddress {
-  readonly scheme: string;
-  readonly transport: 'http' | 'https';
-  readonly host: string;
-  readonly virtualMedia: boolean;
-}
-
-/** Parses a BareMetalHost `bmc.address`; returns a problem description when it is not valid. */
-const SIMPLE_BMC_URL =
-  /^([a-z0-9-]+)(?:\+(https?))?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::[0-9]{1,5})?(?:\/[^\s?#]*)?$/;
-
-export function parseBmcAddress(address: string): BmcAddress | { problem: string; hint: string } {
-  // The usual `scheme[+transport]://host[:port]/path` needs no URL parser (costly per host).
-  const simple = SIMPLE_BMC_URL.exec(address);
-  const simpleEntry = simple ? BMC_SCHEMES[simple[1]!] : undefined;
-  if (simple && simpleEntry) {
-    const host = simple[3]!.startsWith('[') ? simple[3]! : simple[3]!.toLowerCase();
-    return {
-      scheme: simple[1]!,
-      transport: simple[2] === 'http' ? 'http' : 'https',
-      host,
-      virtualMedia: simpleEntry.virtualMedia,
-    };
-  }
-  const known = Object.keys(BMC_SCHEMES).join(', ');
-  let text = address;
-  const opaque = /^([a-z0-9+-]+):(?!\/\/)/.exec(text);
-  if (opaque) text = `${opaque[1]}://${text.slice(opaque[0].length)}`;
-  if (!text.includes('://')) text = `ipmi://${text}`;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return { problem: `"${address}" is not a URL`, hint: 'write it as scheme://host[:port]/path' };
-  }
-  const fullScheme = url.protocol.slice(0, -1);
-  const [scheme = '', transport = 'https'] = fullScheme.split('+');
-  const entry = BMC_SCHEMES[scheme];
-  if (!entry || (transport !== 'http' && transport !== 'https')) {
-    return {
-      problem: `unknown BMC scheme "${fullScheme}"`,
-      hint: `use one of ${known} (optionally +http or +https)`,
-    };
-  }
-  const host = url.hostname;
-  if (host === '')
-    return {
-      problem: `"${address}" has no host`,
-      hint: 'put the BMC IP or DNS name after the scheme',
-    };
-  return { scheme, transport, host, virtualMedia: entry.virtualMedia };
-}
+export { BMC_SCHEMES, parseBmcAddress } from '../shared/bmc-address.js';
+export type { BmcAddress } from '../shared/bmc-address.js';
 
 /** Parses a JSON field; returns the value, or the parser's complaint. */
 export function parseJsonField(text: string): { value: unknown } | { problem: string } {

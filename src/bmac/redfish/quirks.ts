@@ -1,0 +1,188 @@
+/**
+ * Vendor quirks as data: what differs per BMC vendor and model, and which error shapes mean
+ * "try again" or "send it differently". Each entry names its source in reference/redfish.md
+ * (ironic, sushy, BMO, vendor docs) so it can be checked and removed when firmware moves on.
+ */
+import type { RedfishError } from './errors.js';
+import type { RetryPolicy } from './retry-policy.js';
+
+/** Behaviour that depends on the System's Manufacturer and Model. */
+export interface VendorQuirks {
+  /** Boot the virtual CD as `UsbCd` when the BMC offers it (Supermicro). */
+  readonly preferUsbCd: boolean;
+  /** Send `BootSourceOverrideEnabled` even when it already has the wanted value. */
+  readonly alwaysSendBootEnabled: boolean;
+  /** Send target, enabled and mode together in every boot PATCH. */
+  readonly fullBootRequest: boolean;
+  /** Send the boot mode again after the boot target, which resets it. */
+  readonly resyncBootModeAfterTarget: boolean;
+  /** Only slots whose Id matches can take an image. @default - any slot */
+  readonly slotIds?: RegExp;
+}
+
+/** A vendor rule: when the identity matches, its quirks override the defaults. */
+export interface VendorQuirkRule {
+  readonly name: string;
+  readonly manufacturer: RegExp;
+  /** @default - any model */
+  readonly model?: RegExp;
+  readonly quirks: Partial<VendorQuirks>;
+  /** Where the behaviour is documented. */
+  readonly source: string;
+}
+
+/** Quirks of a BMC nobody has told us about: plain DMTF Redfish. */
+export const DEFAULT_QUIRKS: VendorQuirks = {
+  preferUsbCd: false,
+  alwaysSendBootEnabled: false,
+  fullBootRequest: false,
+  resyncBootModeAfterTarget: false,
+};
+
+/** Applied in order; later rules override earlier ones, so exceptions come after the rule. */
+export const VENDOR_QUIRKS: readonly VendorQuirkRule[] = [
+  {
+    name: 'supermicro',
+    manufacturer: /supermicro/i,
+    quirks: { preferUsbCd: true, alwaysSendBootEnabled: true, resyncBootModeAfterTarget: true },
+    source: 'sushy system.py _supermicro_models_cd_vmedia; ironic stories 2008547, 2008712',
+  },
+  {
+    name: 'supermicro-ars-111gl-nhr',
+    manufacturer: /supermicro/i,
+    model: /ARS-111GL-NHR/i,
+    quirks: { preferUsbCd: false },
+    source: 'sushy system.py: this model boots the virtual CD as Cd',
+  },
+  {
+    name: 'ami-asrockrack',
+    manufacturer: /^(ami|asrockrack)\b/i,
+    quirks: { fullBootRequest: true },
+    source: 'ironic VENDORS_REQUIRING_FULL_BOOT_REQUEST',
+  },
+  {
+    name: 'lenovo-xcc',
+    manufacturer: /lenovo/i,
+    quirks: { slotIds: /^EXT\d+$/i },
+    source: 'Lenovo XCC REST API: EXT1..EXT4 take images, Remote{N}/RDOC{N} do not',
+  },
+];
+
+/** The quirks of a System, from its Manufacturer and Model. */
+export function quirksFor(identity: {
+  readonly manufacturer?: string | undefined;
+  readonly model?: string | undefined;
+}): { readonly quirks: VendorQuirks; readonly rules: readonly string[] } {
+  let quirks = DEFAULT_QUIRKS;
+  const rules: string[] = [];
+  for (const rule of VENDOR_QUIRKS) {
+    if (!rule.manufacturer.test(identity.manufacturer ?? '')) continue;
+    if (rule.model && !rule.model.test(identity.model ?? '')) continue;
+    quirks = { ...quirks, ...rule.quirks };
+    rules.push(rule.name);
+  }
+  return { quirks, rules };
+}
+
+/** An error shape that means "the BMC is busy, ask again later". */
+export interface TransientErrorRule {
+  readonly name: string;
+  /** HTTP methods the rule applies to. */
+  readonly methods: readonly string[];
+  readonly matches: (err: RedfishError) => boolean;
+  readonly policy: RetryPolicy;
+  readonly source: string;
+}
+
+const ANY_METHOD = ['GET', 'POST', 'PATCH', 'DELETE'];
+
+/** Vendor errors that sushy and ironic retry although they are 4xx or on a POST. */
+export const TRANSIENT_ERRORS: readonly TransientErrorRule[] = [
+  {
+    name: 'idrac-sys518',
+    methods: ANY_METHOD,
+    matches: (err) => err.hasMessageId('SYS518'),
+    policy: { attempts: 11, baseDelayMs: 1_000, maxDelayMs: 15_000 },
+    source: 'sushy connector.py check_retry_on_exception',
+  },
+  {
+    name: 'ilo-invalid-operation-for-system-state',
+    methods: ANY_METHOD,
+    matches: (err) => err.hasMessageId('InvalidOperationForSystemState'),
+    policy: { attempts: 11, baseDelayMs: 1_000, maxDelayMs: 15_000 },
+    source: 'sushy connector.py check_retry_on_exception',
+  },
+  {
+    name: 'ilo-unable-to-modify-during-post',
+    methods: ['PATCH'],
+    matches: (err) => err.status === 400 && err.hasMessageId('UnableToModifyDuringSystemPOST'),
+    policy: { attempts: 6, baseDelayMs: 5_000, maxDelayMs: 30_000 },
+    source: 'ironic [redfish]post_boot_retry_attempts=6, post_boot_retry_delay=5',
+  },
+];
+
+/**
+ * An iDRAC10 answers 409 ActionParameterValueConflict to "On" right after a power-off; ironic
+ * retries it 6 times, 10 s apart (`power_on_conflict_retry_*`).
+ */
+export const POWER_ON_CONFLICT: TransientErrorRule = {
+  name: 'idrac10-power-on-conflict',
+  methods: ['POST'],
+  matches: (err) => err.status === 409 && err.hasMessageId('ActionParameterValueConflict'),
+  policy: { attempts: 6, baseDelayMs: 10_000, maxDelayMs: 10_000 },
+  source: 'ironic [redfish]power_on_conflict_retry_attempts=6, interval=10',
+};
+
+/** The body of an InsertMedia POST. */
+export interface InsertPayload {
+  readonly Image: string;
+  readonly TransferProtocolType?: string;
+  readonly TransferMethod?: string;
+  readonly UserName?: string;
+  readonly Password?: string;
+}
+
+/** An error shape that InsertMedia answers when the body lacks something, and the fix. */
+export interface InsertFix {
+  readonly name: string;
+  readonly matches: (err: RedfishError) => boolean;
+  readonly apply: (payload: InsertPayload) => InsertPayload;
+  readonly source: string;
+}
+
+const mentions = (err: RedfishError, word: string): boolean =>
+  err.detail.includes(word) || err.relatedProperties.some((p) => p.includes(word));
+
+/**
+ * sushy's insert-and-retry ladder (`virtual_media.py insert_media`): each fix is applied at
+ * most once, in this order, and a POST that fails with no applicable fix fails the insert.
+ */
+export const INSERT_FIXES: readonly InsertFix[] = [
+  {
+    name: 'transfer-protocol-type-required',
+    matches: (err) =>
+      (err.hasMessageId('GeneralError') && err.detail.includes('TransferProtocolType')) ||
+      ((err.hasMessageId('ActionParameterMissing') || err.hasMessageId('PropertyMissing')) &&
+        err.relatedProperties.includes('#/TransferProtocolType')),
+    apply: (payload) => ({
+      ...payload,
+      TransferProtocolType: payload.Image.startsWith('https:') ? 'HTTPS' : 'HTTP',
+    }),
+    source: 'sushy insert_media; Supermicro and Nokia',
+  },
+  {
+    name: 'transfer-method-required',
+    matches: (err) => err.hasMessageId('GeneralError') && err.detail.includes('TransferMethod'),
+    apply: (payload) => ({ ...payload, TransferMethod: 'Stream' }),
+    source: 'sushy insert_media',
+  },
+  {
+    name: 'credentials-required',
+    matches: (err) =>
+      (err.hasMessageId('ActionParameterMissing') &&
+        (mentions(err, 'UserName') || mentions(err, 'Password'))) ||
+      err.detail.includes('requires the parameter UserName'),
+    apply: (payload) => ({ ...payload, UserName: 'none', Password: 'none' }),
+    source: 'sushy insert_media; NVIDIA DGX, ironic bug 2071945',
+  },
+];
