@@ -102,10 +102,14 @@ export function repoRelative(appPath: string, path: string): string {
 
 function generate(io: PluginIo): number {
   const options = readCmpOptions(io.env);
+  if (options.format === OutputFormat.ClusterInstance) {
+    throw new UsageError(
+      'format "clusterinstance" is not supported yet; remove the parameter or set it to "crs"',
+    );
+  }
   const selection = siteSelection(options.sites);
   const files = readAppFiles(io);
   const { clusters, siteCount, issues } = renderFleet(files, {
-    format: options.format,
     files: fsSiteFiles(repositoryRoot(io)),
     selectCluster: (clusterName, site) => selection.select(clusterName, site.metadata.name),
   });
@@ -195,7 +199,7 @@ function announceParameters(io: PluginIo): number {
       name: 'format',
       title: 'Output format',
       tooltip:
-        'crs: the hub objects (AgentClusterInstall, ClusterDeployment, BareMetalHost, ...). clusterinstance: a ClusterInstance per cluster for the SiteConfig operator, with its Namespace, credentials and extra-manifests ConfigMaps.',
+        'crs: the hub objects (AgentClusterInstall, ClusterDeployment, BareMetalHost, ...). clusterinstance: not supported yet.',
       required: false,
       itemType: 'string',
       collectionType: 'string',
