@@ -52,6 +52,8 @@ Commands:
                      the kustomize exec plugin for ran.openshift.io SiteConfig generators
   apply PATH...      server-side apply the objects to a hub, wave by wave (field manager siteforge)
   check PATH...      server-side dry run of every object; rejections reported at FILE:LINE
+  bmc info|power|boot-iso|eject --address URL --username-file F --password-file F
+                     drive one BMC through Redfish as the controller does (siteforge bmc --help)
 
 Options:
   -o, --output DIR   generate: write one file per object under DIR/<cluster>/ instead of stdout
@@ -142,6 +144,11 @@ function packageVersion(): string {
 /** Runs the CLI and returns its exit code. Never throws. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   try {
+    if (argv[0] === 'bmc') {
+      // Its own options; loaded on demand so other commands never load undici.
+      const { runBmcCommand } = await import('./bmc-command.js');
+      return await runBmcCommand(argv.slice(1), io);
+    }
     return await run(parseArgs(argv), io);
   } catch (err) {
     if (err instanceof UsageError) {
