@@ -73,3 +73,4 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 await (await import('./cmp.js')).runCmpBench(); // the Argo CD plugin's figures (bench/cmp.js)
+await (await import('./redfish.js')).runRedfishBench(); // the Redfish client's figures (bench/redfish.js)
