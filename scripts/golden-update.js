@@ -1,5 +1,7 @@
-// `npm run golden:update`: regenerates test/golden/<example>.yaml from examples/sites with the
-// built CLI. Review the diff like code before committing it.
+// `npm run golden:update`: regenerates test/golden/<example>.yaml from examples/sites (and the
+// ClusterInstance examples in examples/clusterinstance) with the built CLI, and
+// test/golden/<example>.clusterinstance.yaml with --format clusterinstance. Review the diff like
+// code before committing it.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -7,20 +9,27 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-const examples = join(root, 'examples', 'sites');
+const exampleDirs = [join('examples', 'sites'), join('examples', 'clusterinstance')];
 const golden = join(root, 'test', 'golden');
 mkdirSync(golden, { recursive: true });
-for (const file of readdirSync(examples)
-  .filter((f) => f.endsWith('.yaml'))
-  .sort()) {
-  const output = execFileSync(
-    process.execPath,
-    [join(root, 'bin', 'siteforge.js'), 'generate', join('examples', 'sites', file)],
-    {
-      cwd: root,
-      encoding: 'utf8',
-    },
-  );
-  writeFileSync(join(golden, file), output);
-  console.log(`updated test/golden/${basename(file)}`);
-}
+const formats = [
+  { args: [], suffix: '.yaml' },
+  { args: ['--format', 'clusterinstance'], suffix: '.clusterinstance.yaml' },
+];
+for (const dir of exampleDirs)
+  for (const file of readdirSync(join(root, dir))
+    .filter((f) => f.endsWith('.yaml'))
+    .sort())
+    for (const { args, suffix } of formats) {
+      const output = execFileSync(
+        process.execPath,
+        [join(root, 'bin', 'siteforge.js'), 'generate', ...args, join(dir, file)],
+        {
+          cwd: root,
+          encoding: 'utf8',
+        },
+      );
+      const name = `${basename(file, '.yaml')}${suffix}`;
+      writeFileSync(join(golden, name), output);
+      console.log(`updated test/golden/${name}`);
+    }

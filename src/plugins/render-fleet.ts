@@ -7,7 +7,18 @@ import type { InputIssue } from '../shared/errors.js';
 import { locate, parseYamlFile } from '../shared/source-yaml.js';
 import type { SourceDocument, SourcePos } from '../shared/source-yaml.js';
 import { emitYaml } from '../shared/yaml-emit.js';
-import { compileSiteConfig, loadSiteConfigs } from '../siteconfig/index.js';
+import {
+  compileClusterInstance,
+  compileSiteConfig,
+  loadSiteConfigs,
+  NodeTemplateKinds,
+  renderClusterInstance,
+  renderClusterInstances,
+} from '../siteconfig/index.js';
+import type { ClusterInstance } from '../siteconfig/cluster-instance/index.js';
+import type { SiteResources } from '../siteconfig/resources.js';
+import { locateWarnings } from './conversion-issues.js';
+import type { DocumentWarning } from './conversion-issues.js';
 import type {
   CompiledCluster,
   Manifest,
@@ -25,12 +36,31 @@ export interface RenderedCluster {
   readonly objects?: readonly SourcedManifest[];
 }
 
+/**
+ * What is emitted per cluster: `crs`, the hub objects (AgentClusterInstall, BareMetalHost, ...);
+ * `clusterinstance`, a ClusterInstance for the SiteConfig operator plus what it does not render.
+ */
+export type OutputFormat = 'crs' | 'clusterinstance';
+
 /** Options of renderFleet. */
 export interface RenderOptions {
   /** Only check: compile and render nothing. @default false */
   readonly validateOnly?: boolean;
-  /** Keep a cluster only when this returns true (e.g. a rollout wave). @default all */
-  readonly selectCluster?: (clusterName: string, site: SiteConfig) => boolean;
+  /** @default "crs" */
+  readonly format?: OutputFormat;
+  /**
+   * Namespace of the operator's template ConfigMaps, for ClusterInstances rendered from
+   * SiteConfigs. @default "open-cluster-management"
+   */
+  readonly templateNamespace?: string;
+  /**
+   * Keep a cluster only when this returns true (e.g. a rollout wave); `site` is its SiteConfig
+   * or ClusterInstance. @default all
+   */
+  readonly selectCluster?: (
+    clusterName: string,
+    site: { readonly metadata: { readonly name: string } },
+  ) => boolean;
   /** Also return each cluster's objects as data, with their sources (for apply). @default false */
   readonly withObjects?: boolean;
   /** Files the SiteConfigs refer to (crTemplates, BIOS settings, extra manifests). */
@@ -45,7 +75,10 @@ export interface RenderOptions {
 export interface RenderResult {
   /** Clusters sorted by name; empty documents when validateOnly. */
   readonly clusters: RenderedCluster[];
+  /** SiteConfig and ClusterInstance documents read. */
   readonly siteCount: number;
+  /** How many of them are ClusterInstances. */
+  readonly clusterInstanceCount: number;
   readonly issues: InputIssue[];
 }
 
@@ -59,9 +92,44 @@ export function renderFleet(
 ): RenderResult {
   const clusters: RenderedCluster[] = [];
   let siteCount = 0;
+  let clusterInstanceCount = 0;
+  const lost: DocumentWarning[] = [];
+  /** A SiteConfig's clusters in the requested format, noting what ClusterInstances lose. */
+  const compiledSite = (
+    site: SiteConfig,
+    resources: SiteResources,
+    at: { readonly file: string; readonly documentIndex: number },
+  ): ReturnType<typeof compileSiteConfig> => {
+    if (options.format !== 'clusterinstance') return compileSiteConfig(site, resources);
+    const rendered = renderClusterInstances(site, resources, {
+      ...(options.templateNamespace ? { templateNamespace: options.templateNamespace } : {}),
+    });
+    for (const warning of rendered.warnings) lost.push({ ...at, warning });
+    return rendered.clusters;
+  };
   const { issues } = loadSiteConfigs(files, {
     ...(options.files ? { files: options.files } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
+    onClusterInstance: ({ clusterInstance, file, documentIndex }) => {
+      siteCount++;
+      clusterInstanceCount++;
+      const name = clusterInstance.spec.clusterName;
+      if (!(options.selectCluster?.(name, clusterInstance) ?? true)) return;
+      const compiled =
+        options.format === 'clusterinstance'
+          ? renderClusterInstance(clusterInstance)
+          : compileClusterInstance(clusterInstance);
+      clusters.push({
+        clusterName: name,
+        documents: options.validateOnly ? [] : renderDocuments(compiled.manifests, options),
+        ...(options.withObjects && {
+          objects: compiled.manifests.map((manifest) => ({
+            manifest,
+            source: { file, documentIndex, path: clusterInstancePath(clusterInstance, manifest) },
+          })),
+        }),
+      });
+    },
     onSite: ({ siteConfig, resources, file, documentIndex }) => {
       siteCount++;
       const wanted = (name: string): boolean => options.selectCluster?.(name, siteConfig) ?? true;
@@ -70,7 +138,7 @@ export function renderFleet(
           if (wanted(c.clusterName)) clusters.push({ clusterName: c.clusterName, documents: [] });
         return;
       }
-      for (const cluster of compileSiteConfig(siteConfig, resources)) {
+      for (const cluster of compiledSite(siteConfig, resources, { file, documentIndex })) {
         if (!wanted(cluster.clusterName)) continue;
         clusters.push({
           clusterName: cluster.clusterName,
@@ -90,7 +158,33 @@ export function renderFleet(
   clusters.sort((a, b) =>
     a.clusterName < b.clusterName ? -1 : a.clusterName > b.clusterName ? 1 : 0,
   );
-  return { clusters, siteCount, issues };
+  return {
+    clusters,
+    siteCount,
+    clusterInstanceCount,
+    issues: lost.length > 0 ? [...issues, ...locateWarnings(files, lost)] : issues,
+  };
+}
+
+/** The entry of a ClusterInstance an object came from: its node for per-node objects. */
+function clusterInstancePath(ci: ClusterInstance, manifest: Manifest): (string | number)[] {
+  const index = NodeTemplateKinds.has(manifest.kind)
+    ? ci.spec.nodes.findIndex((n) => (n.hostRef?.name ?? n.hostName) === manifest.metadata.name)
+    : -1;
+  return index >= 0 ? ['spec', 'nodes', index] : ['spec'];
+}
+
+/** One cluster's objects as YAML documents with their output file names. */
+function renderDocuments(
+  manifests: readonly Manifest[],
+  options: RenderOptions,
+): RenderedCluster['documents'] {
+  return manifests
+    .map((m) => (options.redact ? redactSecret(m) : m))
+    .map((m) => ({
+      fileName: `${m.kind.toLowerCase()}_${m.metadata.name}.yaml`,
+      yaml: emitYaml(m),
+    }));
 }
 
 /** A Secret with every value replaced by `<redacted>`; other objects unchanged. */

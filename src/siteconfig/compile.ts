@@ -99,7 +99,8 @@ export function waveOf(manifest: Manifest): number {
   return Number(manifest.metadata.annotations?.[Keys.SyncWave] ?? 0);
 }
 
-function sortManifests(manifests: Manifest[]): Manifest[] {
+/** Sorts one cluster's objects in apply order: wave, kind, namespace, name. */
+export function sortManifests(manifests: Manifest[]): Manifest[] {
   return manifests.sort(
     (a, b) =>
       waveOf(a) - waveOf(b) ||

@@ -14,7 +14,13 @@ export {
   normalizeSiteConfig,
   validateSiteConfig,
 } from './validate.js';
-export type { LoadedSiteConfig, LoadOptions, LoadResult, SourceFile } from './validate.js';
+export type {
+  LoadedClusterInstance,
+  LoadedSiteConfig,
+  LoadOptions,
+  LoadResult,
+  SourceFile,
+} from './validate.js';
 export {
   compileFleet,
   compileSiteConfig,
@@ -37,3 +43,4 @@ export type {
 export { bmcSecretName } from './compile.js';
 export { diffFleets } from './diff.js';
 export type { ClusterDiff, Danger, FleetDiff, ObjectChange } from './diff.js';
+export * from './cluster-instance/index.js';

@@ -26,6 +26,8 @@ import type { ResourceProblem, SecretSource, SiteResources } from './resources.j
 import { NO_FILES } from './site-files.js';
 import type { SiteFiles } from './site-files.js';
 import type { SiteConfig, SiteConfigCluster, SiteConfigNode } from './types.js';
+import { checkClusterInstance, isClusterInstanceDocument } from './cluster-instance/validate.js';
+import type { ClusterInstance } from './cluster-instance/types.js';
 
 /** A file to read: its path as it should appear in messages, and its text. */
 export interface SourceFile {
@@ -42,9 +44,18 @@ export interface LoadedSiteConfig {
   readonly resources: SiteResources;
 }
 
+/** A ClusterInstance document that passed validation, with where it came from. */
+export interface LoadedClusterInstance {
+  readonly file: string;
+  readonly documentIndex: number;
+  readonly clusterInstance: ClusterInstance;
+}
+
 /** What loading a set of files found. */
 export interface LoadResult {
   readonly sites: LoadedSiteConfig[];
+  /** Valid ClusterInstance documents (empty when `onClusterInstance` receives them). */
+  readonly clusterInstances: LoadedClusterInstance[];
   /** Errors, warnings and notes, in file order. */
   readonly issues: InputIssue[];
 }
@@ -58,6 +69,8 @@ export interface LoadOptions {
    * the caller must not publish anything before the returned issues are known.
    */
   readonly onSite?: (site: LoadedSiteConfig) => void;
+  /** Receives each valid ClusterInstance, as `onSite` receives SiteConfigs. */
+  readonly onClusterInstance?: (clusterInstance: LoadedClusterInstance) => void;
   /** Files the SiteConfigs refer to (crTemplates, BIOS settings, extra manifests). @default none */
   readonly files?: SiteFiles;
   /** Credentials kept outside git, for `fromDirectory`. @default none */
@@ -187,8 +200,8 @@ function isSiteConfigDocument(value: unknown): boolean {
 }
 
 /**
- * Reads, parses and validates SiteConfig files. Pure: the caller supplies the file texts.
- * Documents of other kinds are skipped with a note.
+ * Reads, parses and validates SiteConfig and ClusterInstance files. Pure: the caller supplies the
+ * file texts. Documents of other kinds are skipped with a note.
  */
 export function loadSiteConfigs(
   files: readonly SourceFile[],
@@ -197,6 +210,7 @@ export function loadSiteConfigs(
   const report = new IssueCollector();
   const fleet = new FleetIndex();
   const sites: LoadedSiteConfig[] = [];
+  const clusterInstances: LoadedClusterInstance[] = [];
   const texts = new Map<string, string>();
   for (const file of files) {
     texts.set(file.path, file.text);
@@ -221,6 +235,14 @@ export function loadSiteConfigs(
         root: document.value,
         pos: document.pos,
       };
+      if (isClusterInstanceDocument(document.value)) {
+        const clusterInstance = checkClusterInstance(doc, report, fleet);
+        if (!clusterInstance) continue;
+        const loaded = { file: file.path, documentIndex: document.index, clusterInstance };
+        if (options.onClusterInstance) options.onClusterInstance(loaded);
+        else clusterInstances.push(loaded);
+        continue;
+      }
       if (!isSiteConfigDocument(document.value)) {
         const { kind } = document.value as { kind?: unknown };
         report.add(
@@ -255,7 +277,7 @@ export function loadSiteConfigs(
     const again = documents[doc.index];
     return again ? { ...doc, root: again.value, pos: again.pos } : undefined;
   });
-  return { sites, issues };
+  return { sites, clusterInstances, issues };
 }
 
 /** Validates an in-memory SiteConfig (the TypeScript API); issues point at `label`. */
@@ -305,8 +327,11 @@ function resolveResources(
 // Structure (JSON Schema)
 
 /** Runs the schema; returns the JSON paths below which the document is structurally broken. */
-function checkStructure(doc: DocRef, report: IssueCollector): string[] {
-  const validate = schemaValidator;
+export function checkStructure(
+  doc: DocRef,
+  report: IssueCollector,
+  validate: ValidateFunction = schemaValidator,
+): string[] {
   if (!validate(doc.root) && coerceScalarsToStrings(doc.root, validate.errors ?? []))
     validate(doc.root);
   const broken: string[] = [];
@@ -507,7 +532,7 @@ export class FleetIndex {
 }
 
 /** True when a structural error lies at, below or above `pointer`. */
-function isBroken(broken: readonly string[], pointer: string): boolean {
+export function isBroken(broken: readonly string[], pointer: string): boolean {
   return broken.some(
     (p) => p === '' || p === pointer || p.startsWith(`${pointer}/`) || pointer.startsWith(`${p}/`),
   );
@@ -551,11 +576,11 @@ function checkSemantics(
   }
 }
 
-function checkClusterName(
+export function checkClusterName(
   doc: DocRef,
   cluster: SiteConfigCluster,
   at: Path,
-  report: IssueCollector,
+  report: IssueSink,
   fleet: FleetIndex,
 ): void {
   const name = cluster.clusterName;
@@ -601,7 +626,11 @@ function checkClusterName(
 const DEPRECATED_VIP_HINT =
   'write the plural form (apiVIPs / ingressVIPs) as a list; keep the singular form only for clusters already installed with it';
 
-class ClusterChecker {
+/** Where the cluster rules report; an IssueCollector, or an adapter in front of one. */
+export type IssueSink = Pick<IssueCollector, 'add'>;
+
+/** The rules of one SiteConfig cluster (also run on ClusterInstances, see cluster-instance/). */
+export class ClusterChecker {
   private readonly masters: number;
   private readonly workers: number;
   private machineNetworks: { cidr: Cidr; path: Path }[] = [];
@@ -612,7 +641,7 @@ class ClusterChecker {
     private readonly site: SiteConfig,
     private readonly cluster: SiteConfigCluster,
     private readonly at: Path,
-    private readonly report: IssueCollector,
+    private readonly report: IssueSink,
     private readonly fleet: FleetIndex,
   ) {
     this.masters = cluster.nodes.filter((node) => (node.role ?? 'master') === 'master').length;
@@ -1480,7 +1509,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The text of a scalar map value as a Go YAML reader would give it to a string field. */
-function scalarText(container: unknown, key: string, value: unknown): string {
+export function scalarText(container: unknown, key: string, value: unknown): string {
   if (typeof value === 'string') return value;
   const raw = rawText(container, key);
   if (raw !== undefined) return value === null ? '' : raw;
@@ -1488,7 +1517,7 @@ function scalarText(container: unknown, key: string, value: unknown): string {
 }
 
 /** A deep copy of parsed YAML data without the source-location tables. */
-function toPlain(value: unknown): unknown {
+export function toPlain(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(toPlain);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};

@@ -131,12 +131,22 @@ describe('generate', () => {
     expect(namespaces(result)).toEqual(EXAMPLE_CLUSTERS);
   });
 
-  it('refuses format=clusterinstance as not supported yet (exit 2), never faking it', () => {
-    const error = expectRefused(
-      generate({ parameters: [{ name: 'format', string: 'clusterinstance' }] }),
-      2,
+  it('renders format=clusterinstance as `siteforge generate --format clusterinstance` does', () => {
+    const result = generate({ parameters: [{ name: 'format', string: 'clusterinstance' }] });
+    expect(result.generate?.status).toBe(0);
+    expect(namespaces(result)).toEqual(EXAMPLE_CLUSTERS);
+    const cli = spawnSync(
+      process.execPath,
+      [
+        join(repoRoot, 'bin', 'siteforge.js'),
+        'generate',
+        '--format',
+        'clusterinstance',
+        'examples/sites',
+      ],
+      { cwd: repoRoot, encoding: 'utf8' },
     );
-    expect(error).toContain('format "clusterinstance" is not supported yet');
+    expect(result.generate?.stdout).toBe(cli.stdout);
   });
 
   it('refuses an unknown format with the accepted ones', () => {

@@ -102,14 +102,10 @@ export function repoRelative(appPath: string, path: string): string {
 
 function generate(io: PluginIo): number {
   const options = readCmpOptions(io.env);
-  if (options.format === OutputFormat.ClusterInstance) {
-    throw new UsageError(
-      'format "clusterinstance" is not supported yet; remove the parameter or set it to "crs"',
-    );
-  }
   const selection = siteSelection(options.sites);
   const files = readAppFiles(io);
   const { clusters, siteCount, issues } = renderFleet(files, {
+    format: options.format,
     files: fsSiteFiles(repositoryRoot(io)),
     selectCluster: (clusterName, site) => selection.select(clusterName, site.metadata.name),
   });
@@ -199,7 +195,7 @@ function announceParameters(io: PluginIo): number {
       name: 'format',
       title: 'Output format',
       tooltip:
-        'crs: the hub objects (AgentClusterInstall, ClusterDeployment, BareMetalHost, ...). clusterinstance: not supported yet.',
+        'crs: the hub objects (AgentClusterInstall, ClusterDeployment, BareMetalHost, ...). clusterinstance: a ClusterInstance per cluster for the SiteConfig operator, with its Namespace, credentials and extra-manifests ConfigMaps.',
       required: false,
       itemType: 'string',
       collectionType: 'string',

@@ -10,7 +10,7 @@ import { UsageError } from '../../shared/errors.js';
 export const OutputFormat = {
   /** The hub objects siteconfig-generator made (Namespace, AgentClusterInstall, ...). */
   Crs: 'crs',
-  /** ClusterInstance objects for the SiteConfig operator; accepted, not supported yet. */
+  /** ClusterInstance objects for the SiteConfig operator, with what it does not render. */
   ClusterInstance: 'clusterinstance',
 } as const;
 export type OutputFormat = (typeof OutputFormat)[keyof typeof OutputFormat];

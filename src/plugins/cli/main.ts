@@ -23,6 +23,7 @@ import { runDiff } from './diff.js';
 import { fsSiteFiles } from '../fs-site-files.js';
 import { renderFleet, reportIssues, toYamlStream } from '../render-fleet.js';
 import type { RenderedCluster } from '../render-fleet.js';
+import { runConvert } from './convert-command.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
 
 /** Where the CLI writes; injectable for tests. */
@@ -41,6 +42,8 @@ const USAGE = `Usage: siteforge <command> [options]
 Commands:
   generate PATH...   compile SiteConfig files or directories into hub manifests
   validate PATH...   check SiteConfig files and report every problem
+  convert PATH...    rewrite SiteConfig files as ClusterInstance files (one per cluster) on
+                     stdout, or as DIR/<cluster>.yaml with -o; lists every field not carried over
   schema             print the SiteConfig JSON Schema (for editors)
   diff OLD NEW [PATH...]
                      compare the hub objects of two versions: two paths, or two git revisions
@@ -61,6 +64,11 @@ Options:
   --secrets-dir DIR  where bmcCredentials/pullSecret fromDirectory credentials are read
                      (default: $SITEFORGE_SECRETS_DIR)
   --redact           generate: print Secrets with their values replaced by <redacted>
+  --format FORMAT    generate: crs (hub objects, the default) or clusterinstance (ClusterInstances
+                     for the SiteConfig operator, with what it does not render)
+  --template-namespace NS
+                     generate --format clusterinstance, convert: namespace of the operator's
+                     template ConfigMaps (default: open-cluster-management)
   --kubeconfig FILE  apply, check: the hub to use (default: $KUBECONFIG, ~/.kube/config)
   --dry-run=server   apply: let the hub check everything but persist nothing
   -h, --help         show this help
@@ -77,6 +85,8 @@ interface ParsedArgs {
   strict: boolean;
   secretsDir: string | undefined;
   redact: boolean;
+  format: string | undefined;
+  templateNamespace: string | undefined;
   kubeconfig: string | undefined;
   dryRun: boolean;
   help: boolean;
@@ -91,6 +101,8 @@ function parseArgs(argv: readonly string[]): ParsedArgs {
     strict: false,
     secretsDir: undefined,
     redact: false,
+    format: undefined,
+    templateNamespace: undefined,
     kubeconfig: undefined,
     dryRun: false,
     help: false,
@@ -115,6 +127,17 @@ function parseArgs(argv: readonly string[]): ParsedArgs {
     } else if (arg.startsWith('--dry-run')) {
       if (arg !== '--dry-run=server') throw new UsageError(`${arg}: only --dry-run=server exists`);
       args.dryRun = true;
+    } else if (arg === '--format' || arg.startsWith('--format=')) {
+      const value = arg.startsWith('--format=') ? arg.slice('--format='.length) : argv[++i];
+      if (value !== 'crs' && value !== 'clusterinstance')
+        throw new UsageError(`${arg} needs crs or clusterinstance`);
+      args.format = value;
+    } else if (arg === '--template-namespace' || arg.startsWith('--template-namespace=')) {
+      const value = arg.startsWith('--template-namespace=')
+        ? arg.slice('--template-namespace='.length)
+        : argv[++i];
+      if (value === undefined || value === '') throw new UsageError(`${arg} needs a namespace`);
+      args.templateNamespace = value;
     } else if (arg === '-o' || arg === '--output' || arg.startsWith('--output=')) {
       const value = arg.startsWith('--output=') ? arg.slice('--output='.length) : argv[++i];
       if (value === undefined || value === '') throw new UsageError(`${arg} needs a directory`);
@@ -186,6 +209,10 @@ function run(args: ParsedArgs, io: CliIo): number | Promise<number> {
     case 'generate':
     case 'validate':
       return compile(args, io);
+    case 'convert':
+      if (args.format !== undefined || args.redact)
+        throw new UsageError('convert takes no --format or --redact');
+      return runConvert(args, io);
     case 'diff':
       return runDiff(args.paths, io);
     case 'argocd':
@@ -211,12 +238,19 @@ function compile(args: ParsedArgs, io: CliIo): number {
     throw new UsageError(`${String(args.command)} needs at least one file or directory`);
   if (args.output !== undefined && args.command !== 'generate')
     throw new UsageError('--output only applies to generate');
+  if (
+    (args.format !== undefined || args.templateNamespace !== undefined) &&
+    args.command !== 'generate'
+  )
+    throw new UsageError('--format and --template-namespace only apply to generate and convert');
   const files = readInputFiles(listInputFiles(args.paths, io.cwd), io.cwd);
   const validateOnly = args.command === 'validate';
   const secretsDir = args.secretsDir ?? (io.env ?? process.env)['SITEFORGE_SECRETS_DIR'];
-  const { clusters, siteCount, issues } = renderFleet(files, {
+  const { clusters, siteCount, clusterInstanceCount, issues } = renderFleet(files, {
     validateOnly,
     redact: args.redact,
+    ...(args.format === 'clusterinstance' ? { format: 'clusterinstance' as const } : {}),
+    ...(args.templateNamespace ? { templateNamespace: args.templateNamespace } : {}),
     files: fsSiteFiles('/', io.cwd),
     ...(secretsDir ? { secrets: fsSecretSource(resolve(io.cwd, secretsDir)) } : {}),
   });
@@ -234,7 +268,7 @@ function compile(args: ParsedArgs, io: CliIo): number {
   }
   if (validateOnly) {
     io.stderr(
-      `siteforge: ${String(siteCount)} SiteConfig(s), ${String(clusters.length)} cluster(s): valid\n`,
+      `siteforge: ${String(siteCount - clusterInstanceCount)} SiteConfig(s), ${clusterInstanceCount > 0 ? `${String(clusterInstanceCount)} ClusterInstance(s), ` : ''}${String(clusters.length)} cluster(s): valid\n`,
     );
   } else if (args.output !== undefined) {
     writeOutputDir(resolve(io.cwd, args.output), clusters);

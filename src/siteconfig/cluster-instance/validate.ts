@@ -1,0 +1,334 @@
+/**
+ * Validation of ClusterInstance documents: the JSON Schema, then the SiteConfig rules that apply
+ * to one cluster (networks, VIPs, topology, MACs and host names unique across every input file,
+ * nmstate, BMC URLs, JSON fields), then the rules of the ClusterInstance API itself (clusterType
+ * against the node roles, the namespace, labels per kind, template references).
+ */
+import type { ValidateFunction } from 'ajv';
+import type { Severity } from '../../shared/errors.js';
+import { labelKeyProblem, labelValueProblem } from '../rules.js';
+import type { SiteConfig, SiteConfigCluster } from '../types.js';
+import {
+  checkClusterName,
+  checkStructure,
+  ClusterChecker,
+  isBroken,
+  scalarText,
+  toPlain,
+} from '../validate.js';
+import type { DocPlace, DocRef, FleetIndex, IssueCollector, IssueSink } from '../validate.js';
+import { validate as validateSchema } from './schema-validator.generated.js';
+import { ClusterInstanceApiVersion, ClusterType, DefaultTemplates } from './types.js';
+import type { ClusterInstance, ClusterInstanceSpec, ExtraMetadata, TemplateRef } from './types.js';
+
+type Path = readonly (string | number)[];
+
+/** The schema, compiled ahead of time (scripts/generate-schema-validator.js). */
+const schemaValidator = validateSchema as unknown as ValidateFunction;
+
+/** True for a document SiteForge reads as a ClusterInstance. */
+export function isClusterInstanceDocument(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { apiVersion, kind } = value as { apiVersion?: unknown; kind?: unknown };
+  return (
+    kind === 'ClusterInstance' ||
+    (typeof apiVersion === 'string' &&
+      apiVersion.startsWith('siteconfig.open-cluster-management.io/'))
+  );
+}
+
+/**
+ * Checks one ClusterInstance document, reporting every problem into `report`. Cluster names
+ * and MACs are recorded in `fleet`, which SiteConfig documents share. Returns the document as
+ * plain data (label and annotation values as strings) when it has no error.
+ */
+export function checkClusterInstance(
+  doc: DocRef,
+  report: IssueCollector,
+  fleet: FleetIndex,
+): ClusterInstance | undefined {
+  const before = report.errorCount;
+  const broken = checkStructure(doc, report, schemaValidator);
+  const ci = doc.root as ClusterInstance;
+  const spec = (ci as Partial<ClusterInstance>).spec as unknown;
+  if (spec !== null && typeof spec === 'object' && !Array.isArray(spec)) {
+    if (!isBroken(broken, '/spec')) {
+      new ClusterInstanceChecker(doc, ci, report, fleet).run();
+    } else if (!isBroken(broken, '/spec/clusterName')) {
+      // The rest is unreliable; the name must still be unique across the input.
+      checkClusterName(doc, spec as SiteConfigCluster, ['spec'], report, fleet);
+    }
+  }
+  return report.errorCount === before ? normalizeClusterInstance(ci) : undefined;
+}
+
+/** A node role as the SiteConfig rules count it: an arbiter is a control-plane member. */
+function countedRole(role: string | undefined): 'master' | 'worker' {
+  return role === 'worker' ? 'worker' : 'master';
+}
+
+/**
+ * The fields the SiteConfig rules read, taken from a ClusterInstance spec: the same names, except
+ * serviceNetwork (objects in a ClusterInstance, strings in a SiteConfig).
+ */
+function siteConfigView(spec: ClusterInstanceSpec): SiteConfigCluster {
+  return {
+    clusterName: spec.clusterName,
+    clusterImageSetNameRef: spec.clusterImageSetNameRef,
+    networkType: spec.networkType,
+    installConfigOverrides: spec.installConfigOverrides,
+    cpuPartitioningMode: spec.cpuPartitioningMode,
+    holdInstallation: spec.holdInstallation,
+    apiVIPs: spec.apiVIPs,
+    ingressVIPs: spec.ingressVIPs,
+    machineNetwork: spec.machineNetwork,
+    clusterNetwork: spec.clusterNetwork,
+    serviceNetwork: spec.serviceNetwork?.map((entry) => entry.cidr),
+    additionalNTPSources: spec.additionalNTPSources,
+    ignitionConfigOverride: spec.ignitionConfigOverride,
+    proxy: spec.proxy,
+    nodes: spec.nodes.map((node) => ({
+      hostName: node.hostName,
+      role: countedRole(node.role),
+      bmcAddress: node.bmcAddress,
+      bmcCredentialsName: node.bmcCredentialsName,
+      bootMACAddress: node.bootMACAddress,
+      bootMode: node.bootMode,
+      automatedCleaningMode: node.automatedCleaningMode,
+      rootDeviceHints: node.rootDeviceHints,
+      nodeNetwork: node.nodeNetwork,
+      nodeLabels: node.nodeLabels,
+      installerArgs: node.installerArgs,
+      ignitionConfigOverride: node.ignitionConfigOverride,
+    })),
+  };
+}
+
+/** Where a SiteConfig rule's path lies in a ClusterInstance (`serviceNetwork.0` → `.0.cidr`). */
+function toClusterInstancePath(path: Path): Path {
+  if (path[0] === 'spec' && path[1] === 'serviceNetwork' && typeof path[2] === 'number')
+    return [...path.slice(0, 3), 'cidr', ...path.slice(3)];
+  return path;
+}
+
+class ClusterInstanceChecker {
+  private readonly spec: ClusterInstanceSpec;
+
+  constructor(
+    private readonly doc: DocRef,
+    private readonly ci: ClusterInstance,
+    private readonly report: IssueCollector,
+    private readonly fleet: FleetIndex,
+  ) {
+    this.spec = ci.spec;
+  }
+
+  private issue(severity: Severity, code: string, path: Path, message: string, hint: string): void {
+    this.report.add(this.doc, severity, code, path, message, hint);
+  }
+
+  run(): void {
+    this.runSiteConfigRules();
+    this.checkNamespace();
+    this.checkClusterType();
+    this.checkExtraLabels(['spec'], this.spec.extraLabels);
+    this.spec.nodes.forEach((node, index) => {
+      this.checkExtraLabels(['spec', 'nodes', index], node.extraLabels);
+    });
+    this.checkTemplateRefs();
+  }
+
+  /** The rules a SiteConfig cluster has, on the same fields, reported at ClusterInstance paths. */
+  private runSiteConfigRules(): void {
+    const arbiter = this.spec.clusterType === ClusterType.HighlyAvailableArbiter;
+    const sink: IssueSink = {
+      add: (doc, severity, code, path, message, hint, at, related?: DocPlace) => {
+        // The node-count rules of a SiteConfig have no arbiter; checkClusterType covers it.
+        if (arbiter && code === 'TOPOLOGY_INVALID') return;
+        this.report.add(
+          doc,
+          severity,
+          code,
+          toClusterInstancePath(path),
+          message,
+          hint,
+          at,
+          related,
+        );
+      },
+    };
+    const site = {
+      apiVersion: 'ran.openshift.io/v2',
+      kind: 'SiteConfig',
+      metadata: { name: this.ci.metadata.name },
+      spec: {
+        baseDomain: this.spec.baseDomain,
+        pullSecretRef: this.spec.pullSecretRef,
+        clusters: [],
+      },
+    } satisfies SiteConfig;
+    new ClusterChecker(this.doc, site, siteConfigView(this.spec), ['spec'], sink, this.fleet).run();
+  }
+
+  /** The default templates create every object in the namespace named after the cluster. */
+  private checkNamespace(): void {
+    const namespace = this.ci.metadata.namespace;
+    if (namespace === undefined || namespace === this.spec.clusterName) return;
+    this.issue(
+      'error',
+      'NAMESPACE_MISMATCH',
+      ['metadata', 'namespace'],
+      `metadata.namespace "${namespace}" is not the clusterName "${this.spec.clusterName}"`,
+      'the templates create the cluster objects, the pull secret and BMC secrets are read in the namespace named after the cluster; set metadata.namespace to the clusterName',
+    );
+  }
+
+  /** clusterType against the node roles, as the operator's admission webhook checks it. */
+  private checkClusterType(): void {
+    const { clusterType, nodes } = this.spec;
+    const masters = nodes.filter((n) => (n.role ?? 'master') === 'master').length;
+    const arbiters = nodes.filter((n) => n.role === 'arbiter').length;
+    const path = ['spec', 'clusterType'];
+    if (clusterType === ClusterType.HostedControlPlane) {
+      this.issue(
+        'error',
+        'CLUSTER_TYPE_UNSUPPORTED',
+        path,
+        'HostedControlPlane clusters are not installed with the assisted installer',
+        'SiteForge renders the assisted-installer templates: use SNO, HighlyAvailable or HighlyAvailableArbiter',
+      );
+      return;
+    }
+    if (clusterType === ClusterType.SNO && masters !== 1) {
+      this.issue(
+        'error',
+        'CLUSTER_TYPE_MISMATCH',
+        path,
+        `clusterType SNO needs exactly 1 control-plane node, not ${String(masters)}`,
+        'set clusterType: HighlyAvailable, or give exactly one node role master',
+      );
+    }
+    if (clusterType === ClusterType.HighlyAvailable && masters === 1) {
+      this.issue(
+        'error',
+        'CLUSTER_TYPE_MISMATCH',
+        path,
+        'clusterType HighlyAvailable has a single control-plane node',
+        'set clusterType: SNO (workers may be added to it later)',
+      );
+    }
+    if (clusterType === ClusterType.HighlyAvailableArbiter && (arbiters < 1 || masters < 2)) {
+      this.issue(
+        'error',
+        'CLUSTER_TYPE_MISMATCH',
+        path,
+        `clusterType HighlyAvailableArbiter needs 2 or more control-plane nodes and an arbiter, not ${String(masters)} and ${String(arbiters)}`,
+        'give two nodes role master and one role arbiter',
+      );
+    }
+    if (clusterType !== ClusterType.HighlyAvailableArbiter) {
+      nodes.forEach((node, index) => {
+        if (node.role !== 'arbiter') return;
+        this.issue(
+          'error',
+          'CLUSTER_TYPE_MISMATCH',
+          ['spec', 'nodes', index, 'role'],
+          'an arbiter node needs clusterType HighlyAvailableArbiter',
+          'set clusterType: HighlyAvailableArbiter, or make the node a master or worker',
+        );
+      });
+    }
+  }
+
+  /** Label keys and values of every kind, as Kubernetes accepts them. */
+  private checkExtraLabels(at: Path, extra: ExtraMetadata | undefined): void {
+    for (const [kind, labels] of Object.entries(extra ?? {})) {
+      for (const [key, value] of Object.entries(labels)) {
+        const path = [...at, 'extraLabels', kind, key];
+        const keyProblem = labelKeyProblem(key);
+        if (keyProblem)
+          this.report.add(
+            this.doc,
+            'error',
+            'LABEL_INVALID',
+            path,
+            `label key "${key}" is invalid: ${keyProblem}`,
+            `Kubernetes would reject the ${kind}; rename the label`,
+            'key',
+          );
+        const text = scalarText(labels, key, value);
+        const valueProblem = labelValueProblem(text);
+        if (valueProblem)
+          this.issue(
+            'error',
+            'LABEL_INVALID',
+            path,
+            `label value "${text}" of "${key}" is invalid: ${valueProblem}`,
+            `Kubernetes would reject the ${kind}; shorten or simplify the value`,
+          );
+      }
+    }
+  }
+
+  /**
+   * SiteForge renders the default assisted-installer templates for `--format crs`; other
+   * template ConfigMaps live on the hub, so the objects they render cannot be known here.
+   */
+  private checkTemplateRefs(): void {
+    const isDefault = (refs: readonly TemplateRef[], name: string): boolean =>
+      refs.length === 1 && refs[0]!.name === name;
+    const note = (path: Path, level: string, name: string): void => {
+      this.issue(
+        'note',
+        'CUSTOM_TEMPLATES',
+        path,
+        `${level} templateRefs are not the default ${name}: --format crs renders the default assisted-installer templates, not these`,
+        'use --format clusterinstance to let the SiteConfig operator render your templates on the hub',
+      );
+    };
+    if (!isDefault(this.spec.templateRefs, DefaultTemplates.cluster))
+      note(['spec', 'templateRefs'], 'cluster-level', DefaultTemplates.cluster);
+    this.spec.nodes.forEach((node, index) => {
+      if (!isDefault(node.templateRefs, DefaultTemplates.node))
+        note(['spec', 'nodes', index, 'templateRefs'], 'node-level', DefaultTemplates.node);
+    });
+  }
+}
+
+/** Label and annotation values as the strings the API server stores. */
+function normalizeClusterInstance(ci: ClusterInstance): ClusterInstance {
+  const strings = (
+    map: Readonly<Record<string, unknown>> | undefined,
+  ): Record<string, string> | undefined =>
+    map === undefined
+      ? undefined
+      : Object.fromEntries(Object.entries(map).map(([k, v]) => [k, scalarText(map, k, v)]));
+  const perKind = (extra: ExtraMetadata | undefined): ExtraMetadata | undefined =>
+    extra === undefined
+      ? undefined
+      : Object.fromEntries(Object.entries(extra).map(([kind, map]) => [kind, strings(map) ?? {}]));
+  const withStrings = <T extends object>(plain: T, source: T, keys: readonly string[]): T => {
+    const out = { ...plain } as Record<string, unknown>;
+    for (const key of keys) {
+      const value = (source as Record<string, unknown>)[key];
+      if (value === undefined) continue;
+      out[key] =
+        key === 'extraLabels' || key === 'extraAnnotations'
+          ? perKind(value as ExtraMetadata)
+          : strings(value as Record<string, unknown>);
+    }
+    return out as T;
+  };
+  const plain = toPlain(ci) as ClusterInstance;
+  return {
+    ...plain,
+    apiVersion: ClusterInstanceApiVersion,
+    metadata: withStrings(plain.metadata, ci.metadata, ['labels', 'annotations']),
+    spec: {
+      ...withStrings(plain.spec, ci.spec, ['extraLabels', 'extraAnnotations']),
+      nodes: plain.spec.nodes.map((node, index) =>
+        withStrings(node, ci.spec.nodes[index]!, ['nodeLabels', 'extraLabels', 'extraAnnotations']),
+      ),
+    },
+  };
+}
