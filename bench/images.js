@@ -1,0 +1,148 @@
+// `npm run bench` (part of it): the image server's throughput for 100 concurrent ranged
+// downloads of a 1 GiB ISO (each client reads its own slice in 1 MiB ranges, as BMCs read
+// ISOs), against a plain read of the same file on this machine, from the page cache and from
+// disk. The server runs in its own process, as in production. Uses build/.
+import { execFileSync, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  createReadStream,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+
+const here = fileURLToPath(import.meta.url);
+const build = new URL('../build/src/bmac/images/index.js', import.meta.url);
+const GiB = 1024 ** 3;
+const MiB = 1024 ** 2;
+
+/** Runs the benchmark; exported for bench/run.js. */
+export async function runImageBench({
+  size = Number(process.env.IMAGE_BENCH_BYTES ?? GiB),
+  clients = 100,
+  rounds = 3,
+} = {}) {
+  const work = mkdtempSync(join(tmpdir(), 'siteforge-image-bench-'));
+  const file = join(work, 'rhcos.iso');
+  const fd = openSync(file, 'w');
+  const chunk = randomBytes(MiB);
+  for (let written = 0; written < size; written += MiB)
+    writeSync(fd, chunk, 0, Math.min(MiB, size - written));
+  closeSync(fd);
+
+  const child = fork(here, ['--server', file, join(work, 'cache')], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const agent = new Agent({ connections: clients, pipelining: 1 });
+  try {
+    const started = await new Promise((resolve, reject) => {
+      child.once('message', resolve);
+      child.once('exit', (code) => reject(new Error(`image server exited ${code}`)));
+    });
+    const url = new URL(started.url);
+
+    const plain = () => {
+      const buffer = Buffer.allocUnsafe(MiB);
+      const blob = openSync(file, 'r');
+      const start = performance.now();
+      let total = 0;
+      for (let n; (n = readSync(blob, buffer, 0, MiB, null)) > 0;) total += n;
+      closeSync(blob);
+      return total / ((performance.now() - start) / 1000);
+    };
+    const served = async () => {
+      const slice = Math.ceil(size / clients);
+      const start = performance.now();
+      let total = 0;
+      await Promise.all(
+        Array.from({ length: clients }, async (_, c) => {
+          const end = Math.min(size, (c + 1) * slice);
+          for (let from = c * slice; from < end; from += MiB) {
+            const to = Math.min(end, from + MiB) - 1;
+            const res = await request(url, {
+              dispatcher: agent,
+              headers: { range: `bytes=${from}-${to}` },
+            });
+            if (res.statusCode !== 206) throw new Error(`range answered ${res.statusCode}`);
+            for await (const part of res.body) total += part.length;
+          }
+        }),
+      );
+      if (total !== size) throw new Error(`read ${total} of ${size} bytes`);
+      return total / ((performance.now() - start) / 1000);
+    };
+    plain(); // warm the page cache
+    const plains = [];
+    const serveds = [];
+    for (let i = 0; i < rounds; i++) {
+      plains.push(plain());
+      serveds.push(await served());
+    }
+    const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const p = median(plains);
+    const s = median(serveds);
+    const direct = directRead(file, size);
+    const pct = (x) => `${((s / x) * 100).toFixed(0)} %`;
+    console.log(
+      `\nimage server: ${(size / GiB).toFixed(2)} GiB ISO, ${clients} concurrent clients reading 1 MiB ranges (median of ${rounds})`,
+    );
+    console.log(
+      `  first download into the cache:  ${started.fill.toFixed(2)} s (${started.downloads} upstream download)`,
+    );
+    console.log(`  plain read, page cache:         ${(p / MiB).toFixed(0)} MiB/s`);
+    if (direct) console.log(`  plain read, disk (O_DIRECT):    ${(direct / MiB).toFixed(0)} MiB/s`);
+    console.log(
+      `  served through HTTP ranges:     ${(s / MiB).toFixed(0)} MiB/s = ${pct(p)} of the page-cache read${direct ? `, ${pct(direct)} of the disk read` : ''} (target >= 80 %)`,
+    );
+  } finally {
+    await agent.close();
+    child.kill();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Reads the file bypassing the page cache; undefined where dd cannot. */
+function directRead(file, size) {
+  try {
+    const start = performance.now();
+    execFileSync('dd', [`if=${file}`, 'of=/dev/null', 'bs=4M', 'iflag=direct'], {
+      stdio: 'ignore',
+    });
+    return size / ((performance.now() - start) / 1000);
+  } catch {
+    return undefined;
+  }
+}
+
+if (process.argv[2] === '--server') {
+  // Child: an upstream serving the ISO, and the image server with it in its cache.
+  const [file, cacheDir] = process.argv.slice(3);
+  const { startImageServer } = await import(build.href);
+  const upstream = createServer((req, res) => {
+    res.writeHead(200, { 'content-length': statSync(file).size });
+    createReadStream(file, { highWaterMark: MiB }).pipe(res);
+  });
+  await new Promise((r) => upstream.listen(0, '127.0.0.1', r));
+  const source = `http://127.0.0.1:${upstream.address().port}/rhcos.iso`;
+  const server = await startImageServer({ cacheDir, key: randomBytes(32) });
+  const url = await server.urlFor(source);
+  const start = performance.now();
+  await server.prefetch(source);
+  process.send({
+    url,
+    fill: (performance.now() - start) / 1000,
+    downloads: server.stats.upstreamDownloads,
+  });
+} else if (process.argv[1] === here) {
+  await runImageBench();
+}

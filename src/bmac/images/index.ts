@@ -1,0 +1,4 @@
+export { ImageSourceError, parseRange, startImageServer } from './image-server.js';
+export type { ImageServer, ImageServerOptions, ImageServerStats } from './image-server.js';
+export { imageRef, signImageToken, verifyImageToken } from './image-token.js';
+export type { ImageTokenClaims } from './image-token.js';

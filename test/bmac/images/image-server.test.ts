@@ -1,0 +1,181 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  imageRef,
+  parseRange,
+  signImageToken,
+  startImageServer,
+  verifyImageToken,
+} from '../../../src/bmac/images/index.js';
+import type { ImageServer } from '../../../src/bmac/images/index.js';
+
+const key = randomBytes(32);
+const NOW = 1_800_000_000;
+
+describe('image tokens', () => {
+  it('round-trips, and refuses tampering, other keys, expiry and garbage', () => {
+    const ref = imageRef('https://mirror.example/rhcos.iso?token=abc');
+    const token = signImageToken({ ref, expiresAt: NOW + 60 }, key);
+    expect(verifyImageToken(token, key, NOW)).toEqual({ ref, expiresAt: NOW + 60 });
+    const forged = `${ref}.${(NOW + 99_999).toString(36)}.${token.split('.')[2]!}`;
+    expect(verifyImageToken(forged, key, NOW)).toEqual({ refused: 'signature' });
+    expect(verifyImageToken(token, randomBytes(32), NOW)).toEqual({ refused: 'signature' });
+    expect(verifyImageToken(token, key, NOW + 60)).toEqual({ refused: 'expired' });
+    expect(verifyImageToken('../../etc/passwd', key, NOW)).toEqual({ refused: 'malformed' });
+  });
+
+  it('gives the same reference to the same source, and another to another', () => {
+    expect(imageRef('http://a/x.iso')).toBe(imageRef('http://a/x.iso'));
+    expect(imageRef('http://a/x.iso')).not.toBe(imageRef('http://a/y.iso'));
+    expect(imageRef('http://a/x.iso')).toMatch(/^[a-z2-7]{16}$/);
+  });
+});
+
+describe('HTTP ranges', () => {
+  const etag = '"abc"';
+  it.each([
+    ['bytes=0-99', [0, 99]],
+    ['bytes=100-', [100, 999]],
+    ['bytes=-50', [950, 999]],
+    ['bytes=900-5000', [900, 999]],
+    ['bytes=1000-', 'unsatisfiable'],
+    ['bytes=5-4', 'unsatisfiable'],
+    ['bytes=0-1,5-6', undefined],
+    ['items=0-1', undefined],
+  ] as const)('%s of 1000 bytes → %j', (header, expected) => {
+    expect(parseRange(header, undefined, etag, 1000)).toEqual(expected);
+  });
+  it('serves the whole file when If-Range names another version', () => {
+    expect(parseRange('bytes=0-1', '"old"', etag, 1000)).toBeUndefined();
+    expect(parseRange('bytes=0-1', etag, etag, 1000)).toEqual([0, 1]);
+  });
+});
+
+describe('the image server', () => {
+  const iso = randomBytes(3 * 1024 * 1024 + 17);
+  const sha = createHash('sha256').update(iso).digest('hex');
+  let upstream: Server;
+  let upstreamOrigin: string;
+  let upstreamGets: number;
+  let cacheDir: string;
+  let server: ImageServer;
+  let now: number;
+  const clock = { now: () => now, sleep: () => Promise.resolve() };
+
+  beforeEach(async () => {
+    upstreamGets = 0;
+    now = NOW * 1000;
+    upstream = createServer((req, res) => {
+      if (!req.url?.startsWith('/rhcos')) {
+        res.writeHead(404).end();
+        return;
+      }
+      upstreamGets++;
+      res.writeHead(200, { 'content-length': iso.length });
+      res.end(iso);
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+    upstreamOrigin = `http://127.0.0.1:${String((upstream.address() as AddressInfo).port)}`;
+    cacheDir = mkdtempSync(join(tmpdir(), 'siteforge-images-'));
+    server = await startImageServer({ cacheDir, key, clock });
+  });
+  afterEach(async () => {
+    await server.stop();
+    upstream.closeAllConnections();
+    await new Promise<void>((r) => upstream.close(() => { r(); }));
+    rmSync(cacheDir, { recursive: true, force: true });
+  });
+
+  const longSource = () =>
+    `${upstreamOrigin}/rhcos/byapikey/${'eyJhbGciOiJIUzI1NiJ9'.repeat(12)}/4.14/x86_64/minimal.iso?arch=x86_64&version=4.14`;
+
+  it('hands BMCs a short URL without a query string that ends in .iso', async () => {
+    const source = longSource();
+    expect(source.length).toBeGreaterThan(300);
+    const url = await server.urlFor(source);
+    expect(url).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/images\/[a-z2-7]{16}\.[0-9a-z]+\.[\w-]{22}\.iso$/,
+    );
+    expect(url.length).toBeLessThan(100);
+  });
+
+  it('downloads a source once for a crowd of BMCs asking at the same time', async () => {
+    const url = await server.urlFor(longSource());
+    const bodies = await Promise.all(
+      Array.from({ length: 24 }, async () => Buffer.from(await (await fetch(url)).arrayBuffer())),
+    );
+    expect(upstreamGets).toBe(1);
+    for (const body of bodies) expect(createHash('sha256').update(body).digest('hex')).toBe(sha);
+    expect(server.stats.upstreamDownloads).toBe(1);
+  });
+
+  it('serves ranges the way BMCs read ISOs', async () => {
+    const url = await server.urlFor(`${upstreamOrigin}/rhcos.iso`);
+    const part = await fetch(url, { headers: { range: 'bytes=1048576-1049599' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 1048576-1049599/${String(iso.length)}`);
+    expect(part.headers.get('accept-ranges')).toBe('bytes');
+    expect(Buffer.from(await part.arrayBuffer())).toEqual(iso.subarray(1048576, 1049600));
+
+    const tail = await fetch(url, { headers: { range: 'bytes=-17' } });
+    expect(Buffer.from(await tail.arrayBuffer())).toEqual(iso.subarray(iso.length - 17));
+
+    const head = await fetch(url, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(iso.length));
+    expect(head.headers.get('etag')).toBe(`"${sha}"`);
+
+    const beyond = await fetch(url, { headers: { range: `bytes=${String(iso.length)}-` } });
+    expect(beyond.status).toBe(416);
+    expect(beyond.headers.get('content-range')).toBe(`bytes */${String(iso.length)}`);
+  });
+
+  it('keys the cache by content: two sources with the same bytes share one blob', async () => {
+    await server.prefetch(`${upstreamOrigin}/rhcos-a.iso`);
+    await server.prefetch(`${upstreamOrigin}/rhcos-b.iso`);
+    expect(upstreamGets).toBe(2);
+    expect(readdirSync(join(cacheDir, 'blobs'))).toEqual([`${sha}.iso`]);
+  });
+
+  it('keeps its URLs and cache across a restart', async () => {
+    const url = await server.urlFor(`${upstreamOrigin}/rhcos.iso`);
+    await fetch(url).then((r) => r.arrayBuffer());
+    await server.stop();
+    const port = new URL(url).port;
+    server = await startImageServer({ cacheDir, key, clock, port: Number(port) });
+    const again = await fetch(url);
+    expect(again.status).toBe(200);
+    expect(Buffer.from(await again.arrayBuffer()).length).toBe(iso.length);
+    expect(upstreamGets).toBe(1);
+  });
+
+  it('refuses expired, forged and unknown URLs, and anything but GET and HEAD', async () => {
+    const url = await server.urlFor(`${upstreamOrigin}/rhcos.iso`, 60);
+    now += 61_000;
+    expect((await fetch(url)).status).toBe(410);
+    now -= 61_000;
+    expect((await fetch(url.replace(/.{6}\.iso$/, 'AAAAAA.iso'))).status).toBe(404);
+    const unknown = signImageToken(
+      { ref: imageRef('http://nowhere/x.iso'), expiresAt: NOW + 60 },
+      key,
+    );
+    expect((await fetch(`${server.origin}/images/${unknown}.iso`)).status).toBe(404);
+    expect((await fetch(`${server.origin}/etc/passwd`)).status).toBe(404);
+    expect((await fetch(url, { method: 'POST' })).status).toBe(405);
+    expect(upstreamGets).toBe(0);
+  });
+
+  it('answers 502 when the source fails, and tries again on the next request', async () => {
+    const url = await server.urlFor(`${upstreamOrigin}/missing.iso`);
+    expect((await fetch(url)).status).toBe(502);
+    expect((await fetch(url)).status).toBe(502);
+    expect(server.stats.upstreamDownloads).toBe(2);
+    expect(readdirSync(join(cacheDir, 'tmp'))).toEqual([]);
+  });
+});
