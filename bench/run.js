@@ -45,29 +45,36 @@ try {
   console.log(
     `node + siteforge start-up: ${startup.wall.toFixed(3)} s, peak RSS ${startup.rss.toFixed(0)} MB`,
   );
-  console.log('\nsiteforge generate DIR (SNO sites with nodeNetwork, one SiteConfig file each)');
-  console.log('sites  objects  wall (median of ' + repeats + ')  sites/s   peak RSS');
-  const rows = [];
-  for (const n of sizes) {
-    const dir = writeSyntheticFleet(join(work, `fleet-${n}`), n);
-    const objects = execFileSync(process.execPath, [cli, 'generate', dir], {
-      encoding: 'utf8',
-      maxBuffer: 1 << 30,
-    }).split('\n---\n').length;
-    const { wall, rss } = measure([process.execPath, cli, 'generate', dir]);
-    rows.push({ n, wall });
+  // Two variants: the shipped default extra manifests in every cluster's ConfigMap (what
+  // siteconfig-generator users get), and none (extraManifests.defaultSet: none).
+  for (const extra of ['default', 'none']) {
     console.log(
-      `${String(n).padStart(5)}  ${String(objects).padStart(7)}  ${wall.toFixed(3).padStart(8)} s          ${String(Math.round(n / wall)).padStart(6)}   ${rss.toFixed(0)} MB`,
+      `\nsiteforge generate DIR (SNO sites with nodeNetwork, one SiteConfig file each; extra manifests: ${extra === 'default' ? 'default set' : 'none'})`,
     );
-  }
-  if (rows.length >= 2) {
-    const [a, b] = [rows[0], rows[rows.length - 1]];
-    const marginal = (b.wall - a.wall) / (b.n - a.n);
-    console.log(
-      `\nmarginal cost ${(marginal * 1000).toFixed(3)} ms/site between ${a.n} and ${b.n} sites (linear if the per-site cost of each size is close to it)`,
-    );
-    for (const row of rows)
-      console.log(`  ${row.n} sites: ${((row.wall / row.n) * 1000).toFixed(3)} ms/site overall`);
+    console.log('sites  objects  output   wall (median of ' + repeats + ')  sites/s   peak RSS');
+    const rows = [];
+    for (const n of sizes) {
+      const dir = writeSyntheticFleet(join(work, `fleet-${extra}-${n}`), n, {
+        extraManifests: extra,
+      });
+      const output = execFileSync(process.execPath, [cli, 'generate', dir], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 30,
+      });
+      const objects = output.split('\n---\n').length;
+      const { wall, rss } = measure([process.execPath, cli, 'generate', dir]);
+      rows.push({ n, wall });
+      console.log(
+        `${String(n).padStart(5)}  ${String(objects).padStart(7)}  ${(output.length / 1e6).toFixed(0).padStart(4)} MB  ${wall.toFixed(3).padStart(8)} s          ${String(Math.round(n / wall)).padStart(6)}   ${rss.toFixed(0)} MB`,
+      );
+    }
+    if (rows.length >= 2) {
+      const [a, b] = [rows[0], rows[rows.length - 1]];
+      const marginal = (b.wall - a.wall) / (b.n - a.n);
+      console.log(
+        `marginal cost ${(marginal * 1000).toFixed(3)} ms/site between ${a.n} and ${b.n} sites (linear if the per-site cost of each size is close to it)`,
+      );
+    }
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Text of the SiteConfig of site number `i`. */
-export function siteConfigText(i) {
+export function siteConfigText(i, options = {}) {
   const id = String(i).padStart(5, '0');
   const b = (i >> 8) & 0xff;
   const c = i & 0xff;
@@ -25,7 +25,7 @@ spec:
       networkType: OVNKubernetes
       cpuPartitioningMode: AllNodes
       installConfigOverrides: '{"capabilities":{"baselineCapabilitySet":"None"}}'
-      clusterLabels:
+${options.extraManifests === 'none' ? '      extraManifests:\n        defaultSet: none\n' : ''}      clusterLabels:
         common: true
         group-du-sno: ""
         sites: sno-${id}
@@ -78,11 +78,14 @@ spec:
 `;
 }
 
-/** Writes `count` site files into `dir`; returns dir. */
-export function writeSyntheticFleet(dir, count) {
+/**
+ * Writes `count` site files into `dir`; returns dir.
+ * @param options.extraManifests `none` opts the sites out of the default extra manifests.
+ */
+export function writeSyntheticFleet(dir, count, options = {}) {
   mkdirSync(dir, { recursive: true });
   for (let i = 0; i < count; i++) {
-    writeFileSync(join(dir, `site-${String(i).padStart(5, '0')}.yaml`), siteConfigText(i));
+    writeFileSync(join(dir, `site-${String(i).padStart(5, '0')}.yaml`), siteConfigText(i, options));
   }
   return dir;
 }

@@ -7,6 +7,7 @@ import type { InputIssue } from '../shared/errors.js';
 import { locate, parseYamlFile } from '../shared/source-yaml.js';
 import type { SourceDocument, SourcePos } from '../shared/source-yaml.js';
 import { emitYaml } from '../shared/yaml-emit.js';
+import { packagedExtraManifests } from './packaged-extra-manifests.js';
 import {
   compileClusterInstance,
   compileSiteConfig,
@@ -67,6 +68,8 @@ export interface RenderOptions {
   readonly files?: SiteFiles;
   /** Credentials kept outside git, for `fromDirectory`. */
   readonly secrets?: SecretSource;
+  /** The default extra-manifest sets. @default the sets shipped in the package */
+  readonly defaultExtraManifests?: { readonly files: SiteFiles; readonly dir: string };
   /** Replace the values of Secrets with `<redacted>`, for output people read. @default false */
   readonly redact?: boolean;
 }
@@ -110,6 +113,7 @@ export function renderFleet(
   const { issues } = loadSiteConfigs(files, {
     ...(options.files ? { files: options.files } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
+    defaultExtraManifests: options.defaultExtraManifests ?? packagedExtraManifests(),
     onClusterInstance: ({ clusterInstance, file, documentIndex }) => {
       siteCount++;
       clusterInstanceCount++;
@@ -204,9 +208,21 @@ export function redactSecret(manifest: Manifest): Manifest {
 /** The clusters as one `---`-separated YAML stream. */
 export function toYamlStream(clusters: readonly RenderedCluster[]): string {
   const stream: string[] = [];
-  for (const cluster of clusters)
-    for (const doc of cluster.documents) stream.push('---\n', doc.yaml);
+  writeYamlStream(clusters, (text) => stream.push(text));
   return stream.join('');
+}
+
+/**
+ * Writes the clusters as one `---`-separated YAML stream, one cluster per call: a fleet's
+ * output is never held twice (as one joined string and its encoded copy).
+ */
+export function writeYamlStream(
+  clusters: readonly RenderedCluster[],
+  write: (text: string) => void,
+): void {
+  for (const cluster of clusters) {
+    write(cluster.documents.map((doc) => `---\n${doc.yaml}`).join(''));
+  }
 }
 
 /** How issues were judged. */

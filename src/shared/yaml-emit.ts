@@ -45,6 +45,30 @@ function pad(indent: number): string {
  * space when the block continues a `- ` line (maps inside sequences start on the dash line).
  */
 function block(value: Collection, indent: number, out: string[], first = pad(indent)): void {
+  // A frozen object cannot change, so its rendering can be reused: fleets share large frozen
+  // maps (the default extra manifests) between thousands of objects.
+  if (Object.isFrozen(value) && !Array.isArray(value)) {
+    const key = `${String(indent)}:${first}`;
+    let renderings = FROZEN_BLOCKS.get(value);
+    const cached = renderings?.get(key);
+    if (cached !== undefined) {
+      out.push(cached);
+      return;
+    }
+    const pieces: string[] = [];
+    writeBlock(value, indent, pieces, first);
+    const text = pieces.join('');
+    if (!renderings) FROZEN_BLOCKS.set(value, (renderings = new Map<string, string>()));
+    renderings.set(key, text);
+    out.push(text);
+    return;
+  }
+  writeBlock(value, indent, out, first);
+}
+
+const FROZEN_BLOCKS = new WeakMap<object, Map<string, string>>();
+
+function writeBlock(value: Collection, indent: number, out: string[], first: string): void {
   let lead = first;
   if (Array.isArray(value)) {
     for (const item of value as readonly unknown[]) {

@@ -3,6 +3,7 @@
  * out, as siteconfig-generator would produce them (names, namespaces, labels, annotations, sync
  * waves and field mappings), in a deterministic order. Pure: no I/O, no clock, no environment.
  */
+import { splitConfigMapData } from './extra-manifests/index.js';
 import { emptyResources } from './resources.js';
 import type {
   ClusterResources,
@@ -133,6 +134,7 @@ class ClusterCompiler {
   private readonly name: string;
   private readonly masters: number;
   private readonly workers: number;
+  private chunks: readonly Readonly<Record<string, string>>[] | undefined;
 
   constructor(
     private readonly site: SiteConfig,
@@ -169,6 +171,8 @@ class ClusterCompiler {
     add('ClusterDeployment', () => this.clusterDeployment());
     add('InfraEnv', () => this.infraEnv());
     add('ConfigMap', () => this.extraManifestsConfigMap());
+    for (const overflow of this.extraManifestOverflow())
+      out.push(this.decorate(overflow, undefined));
     add('ManagedCluster', () => this.managedCluster());
     add('KlusterletAddonConfig', () => this.klusterletAddonConfig());
     for (const manifest of [...this.pullSecret(), ...this.siteConfigMap()]) {
@@ -384,7 +388,7 @@ class ClusterCompiler {
 
   private manifestRefs(): Record<string, unknown> {
     const aztp = this.cluster.clusterLabels?.[Keys.AcceleratedZtp];
-    const refs = [{ name: this.name }];
+    const refs = this.extraManifestChunks().map((_, i) => ({ name: this.chunkName(i) }));
     if (aztp === 'full' || aztp === 'partial') refs.push({ name: `${this.name}-aztp` });
     if (this.site.apiVersion === 'ran.openshift.io/v1' && refs.length === 1) {
       return { manifestsConfigMapRef: { name: this.name } };
@@ -484,8 +488,36 @@ class ClusterCompiler {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: this.name, namespace: this.name, annotations },
-      data: { ...this.resources.extraManifests },
+      // Kept by identity: clusters with the same extra manifests share one (frozen) object,
+      // which the YAML writer renders once.
+      data: this.extraManifestChunks()[0]!,
     };
+  }
+
+  /**
+   * The extra manifests split to fit ConfigMaps (1 MiB each); where siteconfig-generator
+   * failed at apply time, the later chunks become `<cluster>-extra-manifests-<n>`, all
+   * referenced from the AgentClusterInstall.
+   */
+  private extraManifestChunks(): readonly Readonly<Record<string, string>>[] {
+    this.chunks ??= chunksOf(this.resources.extraManifests);
+    return this.chunks;
+  }
+
+  private chunkName(index: number): string {
+    return index === 0 ? this.name : `${this.name}-extra-manifests-${String(index)}`;
+  }
+
+  /** The ConfigMaps of the extra manifests beyond the first. */
+  private extraManifestOverflow(): Manifest[] {
+    return this.extraManifestChunks()
+      .slice(1)
+      .map((data, i) => ({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: this.chunkName(i + 1), namespace: this.name },
+        data,
+      }));
   }
 
   private managedCluster(): Manifest {
@@ -584,6 +616,24 @@ class ClusterCompiler {
       }),
     };
   }
+}
+
+const CHUNKS = new WeakMap<object, readonly Readonly<Record<string, string>>[]>();
+
+/**
+ * ConfigMap chunks of extra-manifest data, computed once per data object: clusters that share
+ * the default set share one object, which keeps its identity (and so its rendered YAML).
+ */
+function chunksOf(
+  data: Readonly<Record<string, string>>,
+): readonly Readonly<Record<string, string>>[] {
+  let chunks = CHUNKS.get(data);
+  if (!chunks) {
+    const split = splitConfigMapData(data);
+    chunks = split.length === 1 ? [data] : split.map((chunk) => Object.freeze(chunk));
+    CHUNKS.set(data, chunks);
+  }
+  return chunks;
 }
 
 /** The BMC credentials Secret of a node: the one it names, or the one SiteForge emits for it. */

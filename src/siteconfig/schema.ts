@@ -257,6 +257,7 @@ const clusterSchema = {
       additionalProperties: false,
       properties: {
         searchPaths: stringList,
+        defaultSet: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', default: 'default' },
         filter: {
           type: 'object',
           additionalProperties: false,

@@ -156,6 +156,11 @@ export interface SiteConfigNode {
 /** Extra-manifest sources and filters of a cluster. */
 export interface ExtraManifests {
   readonly searchPaths?: readonly string[];
+  /**
+   * The shipped default set used when `searchPaths` is not set; `none` for no defaults.
+   * @default "default"
+   */
+  readonly defaultSet?: string;
   readonly filter?: {
     readonly inclusionDefault?: 'include' | 'exclude';
     readonly include?: readonly string[];

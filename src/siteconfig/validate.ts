@@ -21,6 +21,11 @@ import {
   parseJsonField,
 } from './rules.js';
 import { compileSiteConfig } from './compile.js';
+import {
+  buildExtraManifests,
+  CONFIGMAP_DATA_LIMIT,
+  configMapEntryBytes,
+} from './extra-manifests/index.js';
 import { NO_SECRETS, ResourceResolver } from './resources.js';
 import type { ResourceProblem, SecretSource, SiteResources } from './resources.js';
 import { NO_FILES } from './site-files.js';
@@ -75,6 +80,11 @@ export interface LoadOptions {
   readonly files?: SiteFiles;
   /** Credentials kept outside git, for `fromDirectory`. @default none */
   readonly secrets?: SecretSource;
+  /**
+   * The shipped default extra-manifest sets (the package's `extra-manifests/` folder). Without
+   * it, the extra-manifests ConfigMaps stay empty (the TypeScript API has no files to read).
+   */
+  readonly defaultExtraManifests?: { readonly files: SiteFiles; readonly dir: string };
 }
 
 /** A document being validated: where messages point and how to find positions in it. */
@@ -310,8 +320,37 @@ function resolveResources(
     options.files ?? NO_FILES,
     options.secrets ?? NO_SECRETS,
   );
-  const resources = resolver.resolve(site, () => ({}));
-  const problems: ResourceProblem[] = [...resolver.problems];
+  const extraProblems: ResourceProblem[] = [];
+  const defaults = options.defaultExtraManifests;
+  const resources = resolver.resolve(site, (clusterIndex) => {
+    if (!defaults) return {};
+    const built = buildExtraManifests({
+      site,
+      clusterIndex,
+      siteFile: doc.file,
+      files: options.files ?? NO_FILES,
+      defaults,
+    });
+    for (const p of built.problems) {
+      const path = ['spec', 'clusters', clusterIndex, ...p.path];
+      if (p.severity === 'error')
+        extraProblems.push({ path, code: p.code, message: p.message, hint: p.hint });
+      else report.add(doc, 'warning', p.code, path, p.message, p.hint);
+    }
+    for (const [key, value] of Object.entries(built.data)) {
+      const bytes = configMapEntryBytes(key, value);
+      if (bytes > CONFIGMAP_DATA_LIMIT) {
+        extraProblems.push({
+          path: ['spec', 'clusters', clusterIndex, 'clusterName'],
+          code: 'EXTRA_MANIFEST_TOO_LARGE',
+          message: `extra manifest ${key} has ${String(bytes)} bytes; no ConfigMap can hold more than ${String(CONFIGMAP_DATA_LIMIT)}`,
+          hint: 'split it into several files: SiteForge spreads files over several ConfigMaps, but not one file',
+        });
+      }
+    }
+    return built.data;
+  });
+  const problems: ResourceProblem[] = [...resolver.problems, ...extraProblems];
   const hasTemplates = resources.clusters.some(
     (c) =>
       Object.keys(c.templates).length > 0 ||

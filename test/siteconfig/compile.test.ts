@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { renderFleet, toYamlStream } from '../../src/plugins/render-fleet.js';
 import { emitYamlStream } from '../../src/shared/yaml-emit.js';
 import { compileFleet, Keys, loadSiteConfigs, waveOf } from '../../src/siteconfig/index.js';
 import type { Manifest } from '../../src/siteconfig/index.js';
@@ -28,11 +29,10 @@ describe('golden output of examples/sites', () => {
   for (const file of exampleFiles()) {
     const name = file.path.split('/').pop()!;
     it(`${name} compiles to the reviewed manifests (npm run golden:update to regenerate)`, () => {
-      const { sites, issues } = loadSiteConfigs([file]);
+      // The same path as `siteforge generate`, default extra manifests included.
+      const { clusters, issues } = renderFleet([file]);
       expect(issues.filter((i) => i.severity === 'error')).toEqual([]);
-      const output = emitYamlStream(
-        compileFleet(sites.map((s) => s.siteConfig)).flatMap((c) => c.manifests),
-      );
+      const output = toYamlStream(clusters);
       expect(output).toBe(readFileSync(join(repoRoot, 'test', 'golden', name), 'utf8'));
     });
   }

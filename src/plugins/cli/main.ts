@@ -21,7 +21,7 @@ import { ExitCode } from '../exit-code.js';
 import { fsSecretSource } from '../fs-secret-source.js';
 import { runDiff } from './diff.js';
 import { fsSiteFiles } from '../fs-site-files.js';
-import { renderFleet, reportIssues, toYamlStream } from '../render-fleet.js';
+import { renderFleet, reportIssues, writeYamlStream } from '../render-fleet.js';
 import type { RenderedCluster } from '../render-fleet.js';
 import { runConvert } from './convert-command.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
@@ -273,7 +273,7 @@ function compile(args: ParsedArgs, io: CliIo): number {
   } else if (args.output !== undefined) {
     writeOutputDir(resolve(io.cwd, args.output), clusters);
   } else {
-    io.stdout(toYamlStream(clusters));
+    writeYamlStream(clusters, io.stdout);
   }
   return ExitCode.Ok;
 }

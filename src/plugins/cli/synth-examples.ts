@@ -7,13 +7,18 @@ import { App, Chart } from 'cdk8s';
 import { compareIssues, formatIssue } from '../../shared/errors.js';
 import { Fleet } from '../../siteconfig/constructs/index.js';
 import { loadSiteConfigs } from '../../siteconfig/index.js';
+import { fsSiteFiles } from '../fs-site-files.js';
+import { packagedExtraManifests } from '../packaged-extra-manifests.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
 
 const cwd = process.cwd();
 const paths = (process.env['SITEFORGE_SITES'] ?? 'examples/sites')
   .split(':')
   .filter((p) => p !== '');
-const { sites, issues } = loadSiteConfigs(readInputFiles(listInputFiles(paths, cwd), cwd));
+const { sites, issues } = loadSiteConfigs(readInputFiles(listInputFiles(paths, cwd), cwd), {
+  files: fsSiteFiles('/', cwd),
+  defaultExtraManifests: packagedExtraManifests(),
+});
 const problems = [...issues].sort(compareIssues).filter((issue) => issue.severity !== 'note');
 if (problems.length > 0) process.stderr.write(`${problems.map(formatIssue).join('\n')}\n`);
 if (problems.some((issue) => issue.severity === 'error')) {
@@ -21,12 +26,11 @@ if (problems.some((issue) => issue.severity === 'error')) {
 } else {
   const app = new App();
   const fleet = new Fleet(new Chart(app, 'sites', { disableResourceNameHashes: true }), 'fleet');
-  for (const { siteConfig } of sites) {
-    fleet.addSite({
-      ...siteConfig.spec,
-      name: siteConfig.metadata.name,
-      apiVersion: siteConfig.apiVersion,
-    });
+  for (const { siteConfig, resources } of sites) {
+    fleet.addSite(
+      { ...siteConfig.spec, name: siteConfig.metadata.name, apiVersion: siteConfig.apiVersion },
+      resources,
+    );
   }
   app.synth();
 }

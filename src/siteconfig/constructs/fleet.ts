@@ -7,6 +7,8 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { formatIssue, SiteConfigError } from '../../shared/errors.js';
 import { compileSiteConfig } from '../compile.js';
+import { emptyResources } from '../resources.js';
+import type { SiteResources } from '../resources.js';
 import type { CompiledCluster, Manifest } from '../compile.js';
 import type {
   SiteConfigApiVersion,
@@ -32,9 +34,13 @@ export interface SiteProps extends SiteConfigSpec {
 export class Fleet extends Construct {
   private readonly index = new FleetIndex();
 
-  /** Adds a site to the fleet. Throws SiteConfigError, listing every problem, if it is invalid. */
-  addSite(props: SiteProps): Site {
-    return new Site(this, props.name, props, this.index);
+  /**
+   * Adds a site to the fleet. Throws SiteConfigError, listing every problem, if it is invalid.
+   * @param resources what loadSiteConfigs read for this same SiteConfig (templates, extra
+   *   manifests, credentials), for sites loaded from files; sites written in code have none.
+   */
+  addSite(props: SiteProps, resources?: SiteResources): Site {
+    return new Site(this, props.name, props, this.index, resources);
   }
 }
 
@@ -43,7 +49,13 @@ export class Site extends Construct {
   /** The clusters of the site, in the order given. */
   readonly clusters: readonly EdgeCluster[];
 
-  constructor(scope: Construct, id: string, props: SiteProps, index = new FleetIndex()) {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: SiteProps,
+    index = new FleetIndex(),
+    resources?: SiteResources,
+  ) {
     super(scope, id);
     const { name, apiVersion = 'ran.openshift.io/v2', ...spec } = props;
     const siteConfig = { apiVersion, kind: 'SiteConfig' as const, metadata: { name }, spec };
@@ -52,7 +64,8 @@ export class Site extends Construct {
       this.node.addMetadata('siteforge:warning', formatIssue(warning));
     }
     if (issues.some((issue) => issue.severity === 'error')) throw new SiteConfigError(issues);
-    const compiled = compileSiteConfig(normalizeSiteConfig(siteConfig));
+    const normalized = normalizeSiteConfig(siteConfig);
+    const compiled = compileSiteConfig(normalized, resources ?? emptyResources(normalized));
     this.clusters = compiled.map(
       (cluster, i) => new EdgeCluster(this, cluster.clusterName, spec.clusters[i]!, cluster),
     );
