@@ -3,7 +3,7 @@
  * argocd-cmp-server (test/support/cmp-harness.ts), so what is tested is the file users install.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -279,6 +279,38 @@ describe('generate', () => {
     } finally {
       rmSync(withBios, { recursive: true, force: true });
       rmSync(escaping, { recursive: true, force: true });
+    }
+  });
+
+  it('emits BMC Secrets from credentials mounted into the sidecar, never from the repository', () => {
+    const secrets = mkdtempSync(join(tmpdir(), 'siteforge-secrets-'));
+    chmodSync(secrets, 0o755); // the plugin runs as user 999, like a mounted Secret is readable by it
+    mkdirSync(join(secrets, 'cred-bmc'));
+    writeFileSync(join(secrets, 'cred-bmc', 'username'), 'admin');
+    writeFileSync(join(secrets, 'cred-bmc', 'password'), 'mounted-pw');
+    const site = snoSite({
+      name: 'cred',
+      mac: 'aa:bb:cc:00:00:78',
+      node: '          bmcCredentials:\n            fromDirectory: cred-bmc\n',
+    }).replace('          bmcCredentialsName:\n            name: cred-bmc\n', '');
+    const repo = repoWith({ [`${APP}/cred.yaml`]: site });
+    const mounted = new CmpSidecar(undefined, { SITEFORGE_SECRETS_DIR: secrets });
+    try {
+      const result = mounted.generate({ repoDir: repo, appPath: APP });
+      expect(result.error).toBeUndefined();
+      const secret = result.manifests?.find((m) => m['kind'] === 'Secret');
+      expect(secret?.['data']).toEqual({
+        username: 'YWRtaW4=',
+        password: Buffer.from('mounted-pw').toString('base64'),
+      });
+      // Without the mount, the same app fails loudly instead of syncing a host without credentials.
+      expect(expectRefused(sidecar.generate({ repoDir: repo, appPath: APP }), 1)).toMatch(
+        /error SECRET_DIRECTORY_NOT_FOUND/,
+      );
+    } finally {
+      mounted.close();
+      rmSync(repo, { recursive: true, force: true });
+      rmSync(secrets, { recursive: true, force: true });
     }
   });
 

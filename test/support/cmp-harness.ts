@@ -138,7 +138,14 @@ export class CmpSidecar {
   private readonly workdir: string;
   private readonly binDir: string;
 
-  constructor(configPath = pluginYamlPath) {
+  /**
+   * @param containerEnv the sidecar container's own environment (the Deployment's `env`),
+   *   which argocd-cmp-server passes on to the plugin commands.
+   */
+  constructor(
+    configPath = pluginYamlPath,
+    private readonly containerEnv: Readonly<Record<string, string>> = {},
+  ) {
     this.config = loadPluginConfig(configPath);
     this.workdir = mkdtempSync(join(tmpdir(), 'siteforge-cmp-'));
     chmodSync(this.workdir, 0o755);
@@ -286,6 +293,7 @@ export class CmpSidecar {
 
   private sidecarEnv(): Record<string, string> {
     return {
+      ...this.containerEnv,
       PATH: [this.binDir, dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(
         ':',
       ),

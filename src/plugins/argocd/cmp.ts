@@ -15,7 +15,9 @@ import { SiteForgeError, UsageError } from '../../shared/errors.js';
 import type { SourceFile } from '../../siteconfig/index.js';
 import { listInputFiles, readInputFiles } from '../cli/read-inputs.js';
 import { ExitCode } from '../exit-code.js';
+import { fsSecretSource } from '../fs-secret-source.js';
 import { fsSiteFiles } from '../fs-site-files.js';
+import type { SecretSource } from '../../siteconfig/index.js';
 import { renderFleet, reportIssues, toYamlStream } from '../render-fleet.js';
 import { OutputFormat, readCmpOptions, siteSelection } from './parameters.js';
 import type { BuildEnv } from './parameters.js';
@@ -83,6 +85,16 @@ export function readAppFiles(io: Pick<PluginIo, 'cwd' | 'env'>): SourceFile[] {
 }
 
 /**
+ * Credentials for `fromDirectory`: a Kubernetes Secret mounted into the sidecar, whose path the
+ * sidecar's own environment names (SITEFORGE_SECRETS_DIR). Applications cannot set it: the
+ * ARGOCD_ENV_ variables they control have another prefix.
+ */
+function secretsOption(io: Pick<PluginIo, 'env'>): { secrets?: SecretSource } {
+  const dir = io.env['SITEFORGE_SECRETS_DIR'];
+  return dir ? { secrets: fsSecretSource(dir) } : {};
+}
+
+/**
  * The root of the repository copy: the app directory minus ARGOCD_APP_SOURCE_PATH. The files a
  * SiteConfig refers to (crTemplates, BIOS settings) are read below it and nowhere else.
  */
@@ -107,6 +119,7 @@ function generate(io: PluginIo): number {
   const { clusters, siteCount, issues } = renderFleet(files, {
     format: options.format,
     files: fsSiteFiles(repositoryRoot(io)),
+    ...secretsOption(io),
     selectCluster: (clusterName, site) => selection.select(clusterName, site.metadata.name),
   });
   const report = reportIssues(issues, options.strict);
@@ -186,6 +199,7 @@ function announceParameters(io: PluginIo): number {
   const { clusters, issues } = renderFleet(readAppFiles(io), {
     validateOnly: true,
     files: fsSiteFiles(repositoryRoot(io)),
+    ...secretsOption(io),
   });
   const report = reportIssues(issues, false);
   if (report.errors > 0) io.stderr(report.text);
