@@ -159,6 +159,7 @@ class Simulation implements SimulatedBmc {
   private scripted: ScriptedFault[] = [];
   private readonly sessions = new Map<string, { id: string; lastUsed: number }>();
   private nextId = 1;
+  private readonly heads = new WeakSet<ServerResponse>();
   private readonly tasks = new Map<string, { doneAt: number; result: () => Outcome }>();
 
   private power: string;
@@ -274,7 +275,10 @@ class Simulation implements SimulatedBmc {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.requestCount++;
-    const method = req.method ?? 'GET';
+    // HEAD is a GET without the body (reply() leaves it out).
+    const head = req.method === 'HEAD';
+    if (head) this.heads.add(res);
+    const method = head ? 'GET' : (req.method ?? 'GET');
     const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '') || '/';
     const raw = await readBody(req);
     const key = `${method} ${countKey(path)}`;
@@ -282,12 +286,27 @@ class Simulation implements SimulatedBmc {
 
     if (await this.injectFault(req, res, method, path)) return;
 
-    if (path === '/redfish' && method === 'GET') {
-      this.reply(res, 200, { v1: `${ROOT}/` });
+    const odataVersion = req.headers['odata-version'];
+    if (odataVersion !== undefined && odataVersion !== '4.0') {
+      this.reply(res, 412, errorBody('Base.1.8.PreconditionFailed', 'OData-Version must be 4.0'));
       return;
     }
-    if (path === ROOT && method === 'GET') {
-      this.reply(res, 200, this.serviceRoot());
+    // The documents Redfish serves to anyone.
+    const open = this.openDocument(path);
+    if (open !== undefined) {
+      res.setHeader('allow', 'GET, HEAD');
+      if (method !== 'GET') {
+        this.reply(res, 405, errorBody('Base.1.8.OperationNotAllowed', `${method} ${path}`));
+        return;
+      }
+      if (typeof open === 'string') {
+        res.setHeader('content-type', 'application/xml');
+        res.setHeader('cache-control', 'no-cache');
+        res.statusCode = 200;
+        res.end(head ? undefined : open);
+        return;
+      }
+      this.reply(res, 200, open);
       return;
     }
     const sessionsPath = `${ROOT}/SessionService/Sessions`;
@@ -389,7 +408,11 @@ class Simulation implements SimulatedBmc {
 
   private get(path: string): Outcome | undefined {
     const p = this.personality;
-    const json = (body: Record<string, unknown>, version?: number, allow = 'GET'): Outcome => ({
+    const json = (
+      body: Record<string, unknown>,
+      version?: number,
+      allow = 'GET, HEAD',
+    ): Outcome => ({
       status: 200,
       body,
       version,
@@ -401,7 +424,7 @@ class Simulation implements SimulatedBmc {
       case `${ROOT}/Managers`:
         return json(collection(`${ROOT}/Managers`, [this.managerPath]));
       case this.systemPath:
-        return json(this.systemBody(), this.systemVersion, 'GET, PATCH');
+        return json(this.systemBody(), this.systemVersion, 'GET, HEAD, PATCH');
       case `${this.systemPath}/Settings`:
         return p.settingsObject
           ? json(
@@ -414,7 +437,7 @@ class Simulation implements SimulatedBmc {
                 },
               },
               this.systemVersion,
-              'GET, PATCH',
+              'GET, HEAD, PATCH',
             )
           : undefined;
       case this.managerPath:
@@ -450,7 +473,7 @@ class Simulation implements SimulatedBmc {
                 [...this.sessions.keys()].map((id) => `${ROOT}/SessionService/Sessions/${id}`),
               ),
               undefined,
-              'GET, POST',
+              'GET, HEAD, POST',
             )
           : undefined;
       default:
@@ -461,7 +484,7 @@ class Simulation implements SimulatedBmc {
         return json(
           this.slotBody(slot),
           slot.version,
-          slot.spec.insertBy === 'patch' ? 'GET, PATCH' : 'GET',
+          slot.spec.insertBy === 'patch' ? 'GET, HEAD, PATCH' : 'GET, HEAD',
         );
     }
     return undefined;
@@ -823,7 +846,13 @@ class Simulation implements SimulatedBmc {
     const uri = `${ROOT}/SessionService/Sessions/${id}`;
     res.setHeader('x-auth-token', token);
     res.setHeader('location', uri);
-    this.reply(res, 201, { '@odata.id': uri, Id: id, UserName: body.UserName });
+    this.reply(res, 201, {
+      '@odata.id': uri,
+      '@odata.type': '#Session.v1_7_0.Session',
+      Id: id,
+      Name: 'User Session',
+      UserName: body.UserName,
+    });
   }
 
   private authorized(req: IncomingMessage): boolean {
@@ -963,14 +992,51 @@ class Simulation implements SimulatedBmc {
   private reply(res: ServerResponse, status: number, body?: unknown): void {
     res.statusCode = status;
     res.setHeader('odata-version', '4.0');
+    res.setHeader('cache-control', 'no-cache');
     if (body === undefined) {
       res.end();
       return;
     }
+    const type = (body as { '@odata.type'?: unknown })['@odata.type'];
+    if (status === 200 && typeof type === 'string') {
+      // `#ComputerSystem.v1_20_0.ComputerSystem` → ComputerSystem.v1_20_0; collections are unversioned.
+      const [name = '', version = ''] = type.replace(/^#/, '').split('.');
+      const schema = /^v\d/.test(version) ? `${name}.${version}` : name;
+      res.setHeader(
+        'link',
+        `<https://redfish.dmtf.org/schemas/v1/${schema}.json>; rel=describedby`,
+      );
+    }
     const text = JSON.stringify(body);
     res.setHeader('content-type', 'application/json; charset=utf-8');
     res.setHeader('content-length', Buffer.byteLength(text));
-    res.end(text);
+    res.end(this.heads.has(res) ? undefined : text);
+  }
+
+  /** `/redfish`, the service root, the OData service document and `$metadata`. */
+  private openDocument(path: string): Record<string, unknown> | string | undefined {
+    switch (path) {
+      case '/redfish':
+        return { v1: `${ROOT}/` };
+      case ROOT:
+        return this.serviceRoot();
+      case `${ROOT}/odata`:
+        return {
+          '@odata.context': `${ROOT}/$metadata`,
+          value: [
+            { name: 'Service', kind: 'Singleton', url: `${ROOT}/` },
+            { name: 'Systems', kind: 'Singleton', url: `${ROOT}/Systems` },
+            { name: 'Managers', kind: 'Singleton', url: `${ROOT}/Managers` },
+            ...(this.personality.sessions
+              ? [{ name: 'SessionService', kind: 'Singleton', url: `${ROOT}/SessionService` }]
+              : []),
+          ],
+        };
+      case `${ROOT}/$metadata`:
+        return METADATA;
+      default:
+        return undefined;
+    }
   }
 
   private record(kind: HostEvent['kind'], detail: string): void {
@@ -990,9 +1056,33 @@ interface Outcome {
   readonly allow?: string;
 }
 
+/** A minimal OData metadata document: the entity container the validator looks for. */
+const METADATA = `<?xml version="1.0" encoding="UTF-8"?>
+<edmx:Edmx xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx" Version="4.0">
+  <edmx:Reference Uri="http://redfish.dmtf.org/schemas/v1/ServiceRoot_v1.xml">
+    <edmx:Include Namespace="ServiceRoot"/>
+    <edmx:Include Namespace="ServiceRoot.v1_15_0"/>
+  </edmx:Reference>
+  <edmx:DataServices>
+    <Schema xmlns="http://docs.oasis-open.org/odata/ns/edm" Namespace="Service">
+      <EntityContainer Name="Service" Extends="ServiceRoot.v1_15_0.ServiceContainer"/>
+    </Schema>
+  </edmx:DataServices>
+</edmx:Edmx>
+`;
+
 function collection(path: string, members: readonly string[]): Record<string, unknown> {
+  const kind = path.endsWith('/Systems')
+    ? 'ComputerSystem'
+    : path.endsWith('/Managers')
+      ? 'Manager'
+      : path.endsWith('/Sessions')
+        ? 'Session'
+        : 'VirtualMedia';
   return {
     '@odata.id': path,
+    '@odata.type': `#${kind}Collection.${kind}Collection`,
+    Name: `${kind} Collection`,
     Members: members.map((id) => ({ '@odata.id': id })),
     'Members@odata.count': members.length,
   };
