@@ -533,20 +533,7 @@ class ClusterCompiler {
   }
 
   private klusterletAddonConfig(): Manifest {
-    return {
-      apiVersion: 'agent.open-cluster-management.io/v1',
-      kind: 'KlusterletAddonConfig',
-      metadata: { name: this.name, namespace: this.name },
-      spec: {
-        clusterName: this.name,
-        clusterNamespace: this.name,
-        applicationManager: { enabled: false },
-        certPolicyController: { enabled: false },
-        iamPolicyController: { enabled: false },
-        policyController: { enabled: true },
-        searchCollector: { enabled: false },
-      },
-    };
+    return klusterletAddonConfig(this.name);
   }
 
   /** Emitted only when the node has network settings: an empty NMStateConfig breaks installs. */
@@ -634,6 +621,27 @@ function chunksOf(
     CHUNKS.set(data, chunks);
   }
   return chunks;
+}
+
+/**
+ * The KlusterletAddonConfig of a cluster: only the policy controller, which ZTP needs for its
+ * policies; the other add-ons stay off on far-edge clusters.
+ */
+export function klusterletAddonConfig(name: string): Manifest {
+  return {
+    apiVersion: 'agent.open-cluster-management.io/v1',
+    kind: 'KlusterletAddonConfig',
+    metadata: { name: name, namespace: name },
+    spec: {
+      clusterName: name,
+      clusterNamespace: name,
+      applicationManager: { enabled: false },
+      certPolicyController: { enabled: false },
+      iamPolicyController: { enabled: false },
+      policyController: { enabled: true },
+      searchCollector: { enabled: false },
+    },
+  };
 }
 
 /** The BMC credentials Secret of a node: the one it names, or the one SiteForge emits for it. */

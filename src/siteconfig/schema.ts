@@ -84,6 +84,42 @@ const credentialsSource = {
   },
 } as const;
 
+/** metal3 RootDeviceHints, as SiteConfig and ClusterInstance nodes write them. */
+export const rootDeviceHintsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    deviceName: { type: 'string' },
+    hctl: { type: 'string' },
+    model: { type: 'string' },
+    vendor: { type: 'string' },
+    serialNumber: { type: 'string' },
+    minSizeGigabytes: { type: 'integer', minimum: 0 },
+    wwn: { type: 'string' },
+    wwnWithExtension: { type: 'string' },
+    wwnVendorExtension: { type: 'string' },
+    rotational: { type: 'boolean' },
+  },
+} as const;
+
+/** A node's static network: nmstate config plus NIC/MAC bindings (assisted NMStateConfigSpec). */
+export const nodeNetworkSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    interfaces: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'macAddress'],
+        additionalProperties: false,
+        properties: { name: { type: 'string', minLength: 1 }, macAddress: { type: 'string' } },
+      },
+    },
+    config: { type: 'object', description: 'nmstate configuration' },
+  },
+} as const;
+
 const nodeSchema = {
   type: 'object',
   required: ['hostName', 'bmcAddress', 'bootMACAddress'],
@@ -102,38 +138,8 @@ const nodeSchema = {
     bootMACAddress: { type: 'string' },
     bootMode: { enum: ['UEFI', 'UEFISecureBoot', 'legacy'], default: 'UEFI' },
     automatedCleaningMode: { enum: ['disabled', 'metadata'], default: 'disabled' },
-    rootDeviceHints: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        deviceName: { type: 'string' },
-        hctl: { type: 'string' },
-        model: { type: 'string' },
-        vendor: { type: 'string' },
-        serialNumber: { type: 'string' },
-        minSizeGigabytes: { type: 'integer', minimum: 0 },
-        wwn: { type: 'string' },
-        wwnWithExtension: { type: 'string' },
-        wwnVendorExtension: { type: 'string' },
-        rotational: { type: 'boolean' },
-      },
-    },
-    nodeNetwork: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        interfaces: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['name', 'macAddress'],
-            additionalProperties: false,
-            properties: { name: { type: 'string', minLength: 1 }, macAddress: { type: 'string' } },
-          },
-        },
-        config: { type: 'object', description: 'nmstate configuration' },
-      },
-    },
+    rootDeviceHints: rootDeviceHintsSchema,
+    nodeNetwork: nodeNetworkSchema,
     nodeLabels: stringMap,
     installerArgs: jsonText('Installer arguments (an array of strings)'),
     ignitionConfigOverride: jsonText('Ignition override for the installed host'),

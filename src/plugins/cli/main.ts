@@ -2,15 +2,7 @@
  * The `siteforge` command: argv in, exit code out. Manifests go to stdout (or a directory);
  * every message goes to stderr. Exit codes: 0 ok, 1 invalid input, 2 usage error.
  */
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SiteForgeError, UsageError } from '../../shared/errors.js';
@@ -24,6 +16,7 @@ import { fsSiteFiles } from '../fs-site-files.js';
 import { renderFleet, reportIssues, writeYamlStream } from '../render-fleet.js';
 import type { RenderedCluster } from '../render-fleet.js';
 import { runConvert } from './convert-command.js';
+import { replaceOutputDir } from './output-dir.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
 
 /** Where the CLI writes; injectable for tests. */
@@ -293,38 +286,10 @@ async function kube(command: 'apply' | 'check', args: ParsedArgs, io: CliIo): Pr
   });
 }
 
-const OUTPUT_MARKER = '.siteforge-output';
-
-/**
- * Writes one file per object under DIR/<cluster>/<kind>_<name>.yaml. The new tree is built
- * beside DIR and swapped in, so a failure never leaves half an output; a DIR that SiteForge
- * did not create is never replaced.
- */
+/** Writes one file per object under DIR/<cluster>/<kind>_<name>.yaml, replacing DIR as a whole. */
 function writeOutputDir(dir: string, clusters: readonly RenderedCluster[]): void {
-  if (existsSync(dir) && readdirSync(dir).length > 0 && !existsSync(join(dir, OUTPUT_MARKER))) {
-    throw new UsageError(
-      `${dir} exists and was not written by siteforge; choose an empty or new directory`,
-    );
-  }
-  const staging = `${dir}.tmp-${String(process.pid)}`;
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
-  try {
-    writeFileSync(
-      join(staging, OUTPUT_MARKER),
-      'written by siteforge generate; replaced on every run\n',
-    );
-    for (const { clusterName, documents } of clusters) {
-      mkdirSync(join(staging, clusterName));
-      for (const { fileName, yaml } of documents)
-        writeFileSync(join(staging, clusterName, fileName), yaml);
-    }
-    const previous = `${dir}.old-${String(process.pid)}`;
-    if (existsSync(dir)) renameSync(dir, previous);
-    renameSync(staging, dir);
-    rmSync(previous, { recursive: true, force: true });
-  } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
-    throw err;
-  }
+  const files = clusters.flatMap(({ clusterName, documents }) =>
+    documents.map(({ fileName, yaml }) => ({ path: join(clusterName, fileName), text: yaml })),
+  );
+  replaceOutputDir(dir, files, 'generate');
 }

@@ -13,7 +13,7 @@
  * - `pruneManifests` kinds are left out like `suppressedManifests` ones: Argo CD prunes them.
  * Pure: no I/O, no clock, no environment.
  */
-import { installConfigOverrides, Keys, sortManifests } from '../compile.js';
+import { installConfigOverrides, Keys, sortManifests, klusterletAddonConfig } from '../compile.js';
 import type { CompiledCluster, Manifest } from '../compile.js';
 import { ClusterType } from './types.js';
 import type {
@@ -234,20 +234,7 @@ class ClusterInstanceCompiler {
   }
 
   private klusterletAddonConfig(): Manifest {
-    return {
-      apiVersion: 'agent.open-cluster-management.io/v1',
-      kind: 'KlusterletAddonConfig',
-      metadata: { name: this.name, namespace: this.name },
-      spec: {
-        clusterName: this.name,
-        clusterNamespace: this.name,
-        applicationManager: { enabled: false },
-        certPolicyController: { enabled: false },
-        iamPolicyController: { enabled: false },
-        policyController: { enabled: true },
-        searchCollector: { enabled: false },
-      },
-    };
+    return klusterletAddonConfig(this.name);
   }
 
   /** Name and namespace of a node's objects: its hostRef, or hostName in the cluster namespace. */

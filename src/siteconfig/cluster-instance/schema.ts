@@ -3,6 +3,7 @@
  * as users write it, following the CRD in crds/. Structural checks live here; the rules across
  * fields (networks, VIPs, MACs, topology per clusterType) live in validate.ts.
  */
+import { nodeNetworkSchema, rootDeviceHintsSchema } from '../schema.js';
 
 const stringLike = { type: ['string', 'number', 'boolean', 'null'] } as const;
 const stringMap = { type: 'object', additionalProperties: stringLike } as const;
@@ -60,38 +61,8 @@ const nodeSchema = {
     bootMACAddress: { type: 'string' },
     bootMode: { enum: ['UEFI', 'UEFISecureBoot', 'legacy'], default: 'UEFI' },
     automatedCleaningMode: { enum: ['disabled', 'metadata'], default: 'disabled' },
-    rootDeviceHints: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        deviceName: { type: 'string' },
-        hctl: { type: 'string' },
-        model: { type: 'string' },
-        vendor: { type: 'string' },
-        serialNumber: { type: 'string' },
-        minSizeGigabytes: { type: 'integer', minimum: 0 },
-        wwn: { type: 'string' },
-        wwnWithExtension: { type: 'string' },
-        wwnVendorExtension: { type: 'string' },
-        rotational: { type: 'boolean' },
-      },
-    },
-    nodeNetwork: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        interfaces: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['name', 'macAddress'],
-            additionalProperties: false,
-            properties: { name: { type: 'string', minLength: 1 }, macAddress: { type: 'string' } },
-          },
-        },
-        config: { type: 'object', description: 'nmstate configuration' },
-      },
-    },
+    rootDeviceHints: rootDeviceHintsSchema,
+    nodeNetwork: nodeNetworkSchema,
     nodeLabels: stringMap,
     hostRef: namespacedRef,
     cpuArchitecture: { enum: ['x86_64', 'aarch64'] },
