@@ -217,6 +217,7 @@ export class RedfishHttp {
       ifMatch?: string;
       retry?: RetryPolicy;
       reauthenticated?: boolean;
+      anyEncoding?: boolean;
     },
   ): Promise<RedfishResponse<T>> {
     const authenticate = options.authenticate ?? true;
@@ -226,9 +227,15 @@ export class RedfishHttp {
         return await this.exchange<T>(method, path, body, {
           authenticate,
           ...(options.ifMatch === undefined ? {} : { ifMatch: options.ifMatch }),
+          ...(options.anyEncoding ? { anyEncoding: true } : {}),
         });
       } catch (err) {
         if (!(err instanceof RedfishError)) throw err;
+        if (err.status === 406 && method === 'GET' && !options.anyEncoding) {
+          // HPE iLO Gen10 Plus refuses `Accept-Encoding: identity` on some GETs (sushy
+          // NotAcceptableError branch): ask once more without it.
+          return this.request<T>(method, path, body, { ...options, anyEncoding: true });
+        }
         if (
           err.status === 401 &&
           authenticate &&
@@ -355,14 +362,14 @@ export class RedfishHttp {
     method: string,
     path: string,
     body: unknown,
-    options: { authenticate: boolean; ifMatch?: string; login?: boolean },
+    options: { authenticate: boolean; ifMatch?: string; login?: boolean; anyEncoding?: boolean },
   ): Promise<RedfishResponse<T> & { token?: string }> {
     const headers: Record<string, string> = {
       'odata-version': '4.0',
       accept: 'application/json',
-      // Compression makes some BMCs turn ETags weak (sushy do-not-offer-compression-encoding).
-      'accept-encoding': 'identity',
     };
+    // Compression makes some BMCs turn ETags weak (sushy do-not-offer-compression-encoding).
+    if (options.anyEncoding !== true) headers['accept-encoding'] = 'identity';
     if (this.options.keepAlive === false) headers['connection'] = 'close';
     let payload: string | undefined;
     if (body !== undefined) {

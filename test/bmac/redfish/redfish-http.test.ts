@@ -271,6 +271,27 @@ describe('RedfishHttp against a mocked BMC', () => {
     expect(clock.sleeps).toEqual([100, 150]);
   });
 
+  it('asks again without Accept-Encoding: identity when a GET gets 406 (iLO Gen10 Plus)', async () => {
+    await http.close();
+    http = make({ auth: 'basic' });
+    mock()
+      .intercept({
+        path: '/redfish/v1/Registries/Base',
+        method: 'GET',
+        headers: (h) => h['accept-encoding'] === 'identity',
+      })
+      .reply(406, {});
+    mock()
+      .intercept({
+        path: '/redfish/v1/Registries/Base',
+        method: 'GET',
+        headers: (h) => h['accept-encoding'] === undefined,
+      })
+      .reply(200, { Id: 'Base' }, json);
+    expect((await http.get<{ Id: string }>('/redfish/v1/Registries/Base')).body?.Id).toBe('Base');
+    expect(exchanges.map((e) => e.status)).toEqual([406, 200]);
+  });
+
   it('never puts credentials or tokens into errors or exchanges', async () => {
     login('tok-secret-123');
     mock()
