@@ -71,6 +71,8 @@ export class ImageSourceError extends SiteForgeError {
   }
 }
 
+const SMALL_RANGE = 4 << 20;
+
 interface RefRecord {
   readonly source: string;
   readonly sha256?: string;
@@ -297,10 +299,23 @@ class ImageServerImpl implements ImageServer {
     }
     this.stats.bytesServed += length;
     // One descriptor per blob, shared by every range (positional reads), instead of an
-    // open/close per request: BMCs read an ISO in thousands of small ranges.
+    // open/close per request: BMCs read an ISO in thousands of small ranges. A range up to
+    // 4 MiB is one read and one write; larger ones stream.
+    const handle = await this.openBlob(blob.sha256);
+    if (length <= SMALL_RANGE) {
+      const buffer = Buffer.allocUnsafe(length);
+      let read = 0;
+      while (read < length) {
+        const { bytesRead } = await handle.read(buffer, read, length - read, start + read);
+        if (bytesRead === 0) throw new Error(`blob ${blob.sha256} is shorter than its record`);
+        read += bytesRead;
+      }
+      res.end(buffer);
+      return;
+    }
     await pipeline(
       createReadStream(this.blobPath(blob.sha256), {
-        fd: (await this.openBlob(blob.sha256)).fd,
+        fd: handle.fd,
         autoClose: false,
         start,
         end,
