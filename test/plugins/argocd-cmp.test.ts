@@ -3,7 +3,16 @@
  * argocd-cmp-server (test/support/cmp-harness.ts), so what is tested is the file users install.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -363,6 +372,23 @@ describe('discover', () => {
       expect(sidecar.matchRepository({ repoDir: marked, appPath: 'new-region' })).toBe(true);
     } finally {
       rmSync(marked, { recursive: true, force: true });
+    }
+  });
+
+  it('claims an app directory that holds only ClusterInstance files', () => {
+    const instances = repoWith({
+      'ci-sites/sno.yaml': readFileSync(
+        join(repoRoot, 'examples', 'clusterinstance', 'clusterinstance-sno.yaml'),
+        'utf8',
+      ),
+    });
+    try {
+      expect(sidecar.matchRepository({ repoDir: instances, appPath: 'ci-sites' })).toBe(true);
+      const result = sidecar.generate({ repoDir: instances, appPath: 'ci-sites' });
+      expect(result.error).toBeUndefined();
+      expect(result.manifests?.some((m) => m['kind'] === 'AgentClusterInstall')).toBe(true);
+    } finally {
+      rmSync(instances, { recursive: true, force: true });
     }
   });
 

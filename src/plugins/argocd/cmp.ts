@@ -154,12 +154,23 @@ function refuse(io: PluginIo, why: string): number {
   return ExitCode.Invalid;
 }
 
-const SITE_API_VERSION = /^apiVersion:[ \t]*["']?ran\.openshift\.io\/v[12]["']?[ \t]*(?:#.*)?$/m;
-const SITE_KIND = /^kind:[ \t]*["']?SiteConfig["']?[ \t]*(?:#.*)?$/m;
+/** A SiteConfig (ran.openshift.io v1/v2) or a ClusterInstance, both of which SiteForge renders. */
+const SITE_FILES = [
+  {
+    apiVersion: /^apiVersion:[ \t]*["']?ran\.openshift\.io\/v[12]["']?[ \t]*(?:#.*)?$/m,
+    kind: /^kind:[ \t]*["']?SiteConfig["']?[ \t]*(?:#.*)?$/m,
+  },
+  {
+    apiVersion:
+      /^apiVersion:[ \t]*["']?siteconfig\.open-cluster-management\.io\/v1alpha1["']?[ \t]*(?:#.*)?$/m,
+    kind: /^kind:[ \t]*["']?ClusterInstance["']?[ \t]*(?:#.*)?$/m,
+  },
+];
 
 /**
  * Argo CD's discovery: prints why the app is SiteForge's (a match needs exit 0 and a non-empty
- * stdout) or nothing. Claims the app for the marker file or a file that holds a SiteConfig, and
+ * stdout) or nothing. Claims the app for the marker file or a file that holds a SiteConfig or a
+ * ClusterInstance, and
  * reads no more than it must: the first match ends the search.
  */
 function discover(io: PluginIo): number {
@@ -170,7 +181,7 @@ function discover(io: PluginIo): number {
   }
   for (const path of listInputFiles(['.'], io.cwd)) {
     const text = readFileSync(join(io.cwd, path), 'utf8');
-    if (SITE_KIND.test(text) && SITE_API_VERSION.test(text)) {
+    if (SITE_FILES.some((site) => site.kind.test(text) && site.apiVersion.test(text))) {
       io.stdout(`${repoRelative(appPath, path)}\n`);
       return ExitCode.Ok;
     }
