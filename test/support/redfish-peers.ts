@@ -38,10 +38,13 @@ const FAST = {
   retry: { attempts: 4, baseDelayMs: 10, maxDelayMs: 40 },
 } satisfies Partial<UndiciRedfishClientOptions>;
 
-/** Our simulator with the named personality, host powered off and CD empty. */
-export function simulatorPeer(personality: string): Peer {
+/**
+ * Our simulator with the named personality, host powered off and CD empty, addressed with the
+ * given BMO scheme.
+ */
+export function simulatorPeer(personality: string, scheme = 'redfish-virtualmedia'): Peer {
   return {
-    name: `simulator (${personality})`,
+    name: `simulator (${personality}, ${scheme})`,
     async start() {
       const bmc = await startSimulatedBmc({
         personality: PERSONALITIES[personality]!,
@@ -49,7 +52,7 @@ export function simulatorPeer(personality: string): Peer {
         credentials: { username: 'admin', password: `pw-${personality}` },
       });
       return {
-        address: bmc.address,
+        address: bmc.address.replace(/^redfish-virtualmedia/, scheme),
         credentials: bmc.credentials,
         imageUrl: 'http://127.0.0.1:9/images/3f2a9c.iso',
         clientOptions: FAST,

@@ -133,6 +133,38 @@ export const POWER_ON_CONFLICT: TransientErrorRule = {
   source: 'ironic [redfish]power_on_conflict_retry_attempts=6, interval=10',
 };
 
+/**
+ * Dell's `#OemManager.ImportSystemConfiguration` boot job, as ironic's `idrac-virtualmedia`
+ * sends it (sushy-oem-idrac `set_virtual_boot_device`): one-time boot from the virtual CD.
+ * The XML must carry no insignificant whitespace.
+ */
+export const DELL_VIRTUAL_CD_BOOT = {
+  ShareParameters: { Target: ['ALL'] },
+  ImportBuffer:
+    '<SystemConfiguration><Component FQDD="iDRAC.Embedded.1">' +
+    '<Attribute Name="ServerBoot.1#BootOnce">Enabled</Attribute>' +
+    '<Attribute Name="ServerBoot.1#FirstBootDevice">VCD-DVD</Attribute>' +
+    '</Component></SystemConfiguration>',
+} as const;
+
+/** Errors of the Dell boot job that sushy-oem-idrac waits out, each on its own schedule. */
+export const DELL_IMPORT_RETRIES: readonly TransientErrorRule[] = [
+  {
+    name: 'dell-import-not-found-yet',
+    methods: ['POST'],
+    matches: (err) => err.status === 404,
+    policy: { attempts: 4, baseDelayMs: 10_000, maxDelayMs: 10_000 },
+    source: 'sushy-oem-idrac: 3 retries on 404 while the job is created, 10 s apart',
+  },
+  {
+    name: 'dell-rac0679-job-running',
+    methods: ['POST'],
+    matches: (err) => err.hasMessageId('RAC0679'),
+    policy: { attempts: 36, baseDelayMs: 15_000, maxDelayMs: 15_000 },
+    source: 'sushy-oem-idrac: RAC0679 (a job is running), 35 retries 15 s apart',
+  },
+];
+
 /** The body of an InsertMedia POST. */
 export interface InsertPayload {
   readonly Image: string;

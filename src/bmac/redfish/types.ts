@@ -66,6 +66,8 @@ export interface Manager extends ODataLink {
   readonly Model?: string;
   readonly FirmwareVersion?: string;
   readonly VirtualMedia?: ODataLink;
+  /** Vendor actions, e.g. Dell's `#OemManager.v1_4_0.OemManager#OemManager.ImportSystemConfiguration`. */
+  readonly Actions?: { readonly Oem?: Readonly<Record<string, { readonly target?: string }>> };
 }
 
 /** An InsertMedia/EjectMedia action of a VirtualMedia slot. */

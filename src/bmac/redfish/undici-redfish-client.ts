@@ -7,7 +7,13 @@ import { systemClock } from '../../shared/clock.js';
 import { parseRedfishAddress } from './address.js';
 import type { RedfishEndpoint } from './address.js';
 import { RedfishError, RedfishErrorCode } from './errors.js';
-import { INSERT_FIXES, POWER_ON_CONFLICT, quirksFor } from './quirks.js';
+import {
+  DELL_IMPORT_RETRIES,
+  DELL_VIRTUAL_CD_BOOT,
+  INSERT_FIXES,
+  POWER_ON_CONFLICT,
+  quirksFor,
+} from './quirks.js';
 import type { InsertPayload, VendorQuirks } from './quirks.js';
 import { RedfishHttp } from './redfish-http.js';
 import type { RedfishHttpOptions } from './redfish-http.js';
@@ -58,6 +64,8 @@ interface Layout {
   readonly redfishVersion: string | undefined;
   readonly quirks: VendorQuirks;
   readonly quirkRules: readonly string[];
+  /** Target of Dell's `#OemManager.ImportSystemConfiguration`, when a Manager has it. */
+  readonly dellImportTarget: string | undefined;
 }
 
 const CD_TYPES = ['CD', 'DVD'];
@@ -212,7 +220,7 @@ export class UndiciRedfishClient implements RedfishClient {
   }
 
   async setBootOverride(request: BootOverrideRequest = {}): Promise<void> {
-    const { systemPath, quirks } = await this.layout();
+    const { systemPath, quirks, dellImportTarget } = await this.layout();
     const enabled = request.enabled ?? 'Once';
     const read = async (): Promise<{
       path: string;
@@ -250,6 +258,19 @@ export class UndiciRedfishClient implements RedfishClient {
     // HPE Gen9 has no BootSourceOverrideMode: setting it is unsupported, and skipped.
     const modeKnown = current.boot !== undefined && 'BootSourceOverrideMode' in current.boot;
     const mode = request.mode !== undefined && modeKnown ? request.mode : undefined;
+    // metal3's idrac-virtualmedia:// sets the CD boot through Dell's configuration job, as
+    // ironic's idrac-redfish-virtual-media does; the mode still goes through the System.
+    const dellJob =
+      this.endpoint.scheme === 'idrac-virtualmedia' &&
+      dellImportTarget !== undefined &&
+      target === 'Cd' &&
+      enabled === 'Once';
+    if (dellJob) {
+      if (mode !== undefined && current.boot?.BootSourceOverrideMode !== mode)
+        await patch({ BootSourceOverrideMode: mode });
+      await this.importDellBootJob(dellImportTarget);
+      return;
+    }
     if (
       mode !== undefined &&
       !quirks.fullBootRequest &&
@@ -273,6 +294,24 @@ export class UndiciRedfishClient implements RedfishClient {
 
   close(): Promise<void> {
     return this.http.close();
+  }
+
+  /** Posts Dell's boot job and follows it, waiting out the errors sushy-oem-idrac waits out. */
+  private async importDellBootJob(target: string): Promise<void> {
+    const tries = new Map<string, number>();
+    for (;;) {
+      try {
+        await this.http.send('POST', target, DELL_VIRTUAL_CD_BOOT);
+        return;
+      } catch (err) {
+        if (!(err instanceof RedfishError)) throw err;
+        const rule = DELL_IMPORT_RETRIES.find((r) => r.matches(err));
+        const tried = (tries.get(rule?.name ?? '') ?? 0) + 1;
+        if (rule === undefined || tried >= rule.policy.attempts) throw err;
+        tries.set(rule.name, tried);
+        await this.clock.sleep(rule.policy.baseDelayMs);
+      }
+    }
   }
 
   /** Finds the System, its Managers and its CD slot paths once. */
@@ -304,9 +343,14 @@ export class UndiciRedfishClient implements RedfishClient {
     const collections: { path: string; owner: 'system' | 'manager' }[] = [];
     const systemMedia = system.VirtualMedia?.['@odata.id'];
     if (systemMedia !== undefined) collections.push({ path: systemMedia, owner: 'system' });
+    let dellImportTarget: string | undefined;
     for (const managerPath of managers) {
       try {
         const manager = (await this.http.get<Manager>(managerPath)).body ?? {};
+        for (const [name, action] of Object.entries(manager.Actions?.Oem ?? {})) {
+          if (name.endsWith('#OemManager.ImportSystemConfiguration') && action.target)
+            dellImportTarget ??= action.target;
+        }
         const media = manager.VirtualMedia?.['@odata.id'];
         if (media !== undefined && !collections.some((c) => c.path === media))
           collections.push({ path: media, owner: 'manager' });
@@ -334,6 +378,7 @@ export class UndiciRedfishClient implements RedfishClient {
       redfishVersion: root.RedfishVersion,
       quirks,
       quirkRules: rules,
+      dellImportTarget,
     };
   }
 

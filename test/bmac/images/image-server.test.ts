@@ -88,7 +88,11 @@ describe('the image server', () => {
   afterEach(async () => {
     await server.stop();
     upstream.closeAllConnections();
-    await new Promise<void>((r) => upstream.close(() => { r(); }));
+    await new Promise<void>((r) =>
+      upstream.close(() => {
+        r();
+      }),
+    );
     rmSync(cacheDir, { recursive: true, force: true });
   });
 

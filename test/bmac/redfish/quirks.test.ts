@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   backoffDelay,
   DEFAULT_QUIRKS,
+  DELL_IMPORT_RETRIES,
+  DELL_VIRTUAL_CD_BOOT,
   INSERT_FIXES,
   parseErrorBody,
   parseRetryAfter,
@@ -196,6 +198,35 @@ describe('transient vendor errors that are retried', () => {
     expect(several.message).toBe(
       'POST /redfish/v1/x: 400 Base.1.8.PropertyUnknown request failed: Inserted',
     );
+  });
+});
+
+describe('Dell’s boot job for idrac-virtualmedia', () => {
+  const rule = (name: string) => DELL_IMPORT_RETRIES.find((r) => r.name === name)!;
+
+  it('sends the configuration XML without insignificant whitespace', () => {
+    expect(DELL_VIRTUAL_CD_BOOT.ImportBuffer).not.toMatch(/>\s+</);
+    expect(DELL_VIRTUAL_CD_BOOT.ImportBuffer).toContain(
+      '<Attribute Name="ServerBoot.1#FirstBootDevice">VCD-DVD</Attribute>',
+    );
+  });
+
+  it('waits 15 s, up to 35 times, while another job runs (RAC0679)', () => {
+    const err = httpError(400, extended('IDRAC.2.8.RAC0679', 'A job is running'));
+    expect(rule('dell-rac0679-job-running').matches(err)).toBe(true);
+    expect(rule('dell-rac0679-job-running').policy).toMatchObject({
+      attempts: 36,
+      baseDelayMs: 15_000,
+    });
+  });
+
+  it('tries a 404 again 3 times, 10 s apart, while the job is created', () => {
+    expect(rule('dell-import-not-found-yet').matches(httpError(404, undefined))).toBe(true);
+    expect(rule('dell-import-not-found-yet').policy).toMatchObject({
+      attempts: 4,
+      baseDelayMs: 10_000,
+    });
+    expect(DELL_IMPORT_RETRIES.filter((r) => r.matches(httpError(400, undefined)))).toEqual([]);
   });
 });
 

@@ -7,6 +7,7 @@ import { bootFromIso, UndiciRedfishClient } from '../../../src/bmac/redfish/inde
 import type { UndiciRedfishClientOptions } from '../../../src/bmac/redfish/index.js';
 import {
   ASYNC_TASKS,
+  errorBody,
   GENERIC,
   IDRAC9,
   ILO6,
@@ -156,6 +157,40 @@ describe('the simulated BMC', () => {
     await bootFromIso(client, ISO);
     expect(bmc.state().bootedImage).toBe(ISO);
     expect(bmc.counts['POST InsertMedia']).toBe(2); // the TransferProtocolType ladder
+  });
+
+  it('boots an idrac-virtualmedia host through Dell’s job, waiting out RAC0679', async () => {
+    const bmc = await start({ personality: IDRAC9, power: 'Off' });
+    bmc.script({
+      method: 'POST',
+      path: /ImportSystemConfiguration$/,
+      times: 1,
+      action: {
+        status: 400,
+        body: errorBody('IDRAC.2.8.RAC0679', 'A configuration job is already running'),
+      },
+    });
+    // Fake time: the 15 s wait after RAC0679 passes at once.
+    let now = Date.now();
+    const sleeps: number[] = [];
+    const clock = {
+      now: () => now,
+      sleep: (ms: number) => {
+        sleeps.push(ms);
+        now += ms;
+        return new Promise<void>((resolve) => setTimeout(resolve, Math.min(ms, 5)));
+      },
+    };
+    const client = clientFor(bmc, {
+      clock,
+      address: bmc.address.replace(/^redfish-virtualmedia/, 'idrac-virtualmedia'),
+    });
+    await bootFromIso(client, ISO);
+    expect(bmc.counts['POST ImportSystemConfiguration']).toBe(2);
+    expect(sleeps).toContain(15_000);
+    expect(bmc.counts['PATCH /Systems/{id}']).toBe(1); // the boot mode only
+    expect(bmc.events.map((e) => e.detail)).toContain('Cd/Once (OEM job)');
+    expect(bmc.state().bootedImage).toBe(ISO);
   });
 
   it('ends sessions after their TTL; the client logs in again transparently', async () => {

@@ -66,6 +66,11 @@ export interface Personality {
   readonly postWindowMs: number;
   /** The System links its Managers with `Links.Managers` (Huawei) instead of `ManagedBy`. */
   readonly linksManagers: boolean;
+  /**
+   * The Manager has Dell's `#OemManager.ImportSystemConfiguration`, which sets a one-time
+   * boot from the virtual CD as a job (what `idrac-virtualmedia://` uses).
+   */
+  readonly dellOemBoot: boolean;
 }
 
 const STANDARD_RESETS = ['On', 'ForceOff', 'GracefulShutdown', 'GracefulRestart', 'ForceRestart'];
@@ -104,6 +109,7 @@ export const GENERIC: Personality = {
   conflictWhenInState: false,
   postWindowMs: 0,
   linksManagers: false,
+  dellOemBoot: false,
 };
 
 /** Dell iDRAC9 (firmware ≥ 6): System VirtualMedia slots 1 and 2, stale Inserted, 409s. */
@@ -121,6 +127,8 @@ export const IDRAC9: Personality = {
   ],
   staleInsertedMs: 60,
   conflictWhenInState: true,
+  dellOemBoot: true,
+  taskMs: undefined,
   resetTypes: [...STANDARD_RESETS, 'Nmi', 'PushPowerButton', 'PowerCycle'],
 };
 

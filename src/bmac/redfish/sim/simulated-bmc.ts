@@ -362,6 +362,12 @@ class Simulation implements SimulatedBmc {
     if (method === 'GET') return this.get(path);
     const async = p.taskMs !== undefined;
     const ifMatch = req.headers['if-match'];
+    if (
+      p.dellOemBoot &&
+      path === `${this.managerPath}/Actions/Oem/EID_674_Manager.ImportSystemConfiguration` &&
+      method === 'POST'
+    )
+      return this.importSystemConfiguration(body);
     if (path === `${this.systemPath}/Actions/ComputerSystem.Reset` && method === 'POST') {
       const check = this.checkReset(body);
       if (check) return check;
@@ -449,6 +455,17 @@ class Simulation implements SimulatedBmc {
           FirmwareVersion: '1.0.0',
           ...(p.virtualMedia === 'manager'
             ? { VirtualMedia: { '@odata.id': this.mediaPath } }
+            : {}),
+          ...(p.dellOemBoot
+            ? {
+                Actions: {
+                  Oem: {
+                    '#OemManager.v1_4_0.OemManager#OemManager.ImportSystemConfiguration': {
+                      target: `${this.managerPath}/Actions/Oem/EID_674_Manager.ImportSystemConfiguration`,
+                    },
+                  },
+                },
+              }
             : {}),
         });
       case this.mediaPath:
@@ -713,6 +730,33 @@ class Simulation implements SimulatedBmc {
       this.record('boot-override', `${this.boot.target}/${this.boot.enabled}`);
     this.systemVersion++;
     return { status: 204 };
+  }
+
+  /**
+   * Dell's Server Configuration Profile import, as ironic's idrac driver sends it: a job that,
+   * when done, sets a one-time boot from the virtual CD.
+   */
+  private importSystemConfiguration(
+    body: Record<string, unknown> | undefined,
+  ): Outcome | (() => Outcome) {
+    const xml = body?.['ImportBuffer'];
+    if (
+      typeof xml !== 'string' ||
+      !xml.includes('<Attribute Name="ServerBoot.1#BootOnce">Enabled</Attribute>') ||
+      !xml.includes('<Attribute Name="ServerBoot.1#FirstBootDevice">VCD-DVD</Attribute>') ||
+      xml.includes('> <')
+    )
+      return {
+        status: 400,
+        body: errorBody('IDRAC.2.8.SYS041', 'Unable to parse the ImportBuffer', ['#/ImportBuffer']),
+      };
+    return () => {
+      this.boot.target = 'Cd';
+      this.boot.enabled = 'Once';
+      this.systemVersion++;
+      this.record('boot-override', 'Cd/Once (OEM job)');
+      return { status: 200 };
+    };
   }
 
   private checkInsert(
@@ -1112,7 +1156,7 @@ export function errorBody(
 
 /** Groups request paths for `counts`: the last path segment of actions, else the resource kind. */
 function countKey(path: string): string {
-  const action = /\/Actions\/[A-Za-z]+\.([A-Za-z]+)$/.exec(path);
+  const action = /\/Actions\/(?:Oem\/)?\w+\.([A-Za-z]+)$/.exec(path);
   if (action) return action[1]!;
   if (path.includes('/TaskMonitors/')) return 'TaskMonitor';
   if (path.includes('/Sessions')) return 'Sessions';
