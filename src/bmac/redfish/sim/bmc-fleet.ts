@@ -54,6 +54,7 @@ export async function startBmcFleet(options: BmcFleetOptions): Promise<BmcFleet>
           ...(options.sessionTtlMs === undefined ? {} : { sessionTtlMs: options.sessionTtlMs }),
           ...(options.power ? { power: options.power } : {}),
           ...(options.insertedImage === undefined ? {} : { insertedImage: options.insertedImage }),
+          ...(options.fetchImage ? { fetchImage: true } : {}),
           personality,
           random: mulberry32((options.seed ?? 1) * 7919 + i),
           ...(faults === undefined ? {} : { faults }),

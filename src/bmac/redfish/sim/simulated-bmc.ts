@@ -81,6 +81,12 @@ export interface SimulatedBmcOptions {
   readonly insertedImage?: string;
   /** Called when the host boots. */
   readonly onBoot?: (event: BootEvent) => void;
+  /**
+   * Read the image on insert, as a BMC mounting it does (the volume descriptor at 32 KiB, by
+   * range), and refuse the insert when it cannot be read, like iDRAC's RAC0720.
+   * @default false
+   */
+  readonly fetchImage?: boolean;
   /** @default Math.random; pass a seeded one for reproducible faults */
   readonly random?: () => number;
   /** Port to listen on. @default 0 (any) */
@@ -336,6 +342,21 @@ class Simulation implements SimulatedBmc {
         body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
       } catch {
         this.reply(res, 400, errorBody('Base.1.8.MalformedJSON', 'body is not JSON'));
+        return;
+      }
+    }
+    const image = body?.['Image'];
+    const inserting =
+      path.endsWith('/VirtualMedia.InsertMedia') ||
+      (method === 'PATCH' && path.startsWith(`${this.mediaPath}/`) && body?.['Inserted'] === true);
+    if (this.options.fetchImage && inserting && typeof image === 'string') {
+      const problem = await readVolumeDescriptor(image);
+      if (problem !== undefined) {
+        this.reply(
+          res,
+          400,
+          errorBody('IDRAC.2.8.RAC0720', `Unable to locate the ISO image ${image}: ${problem}`),
+        );
         return;
       }
     }
@@ -1162,6 +1183,21 @@ function countKey(path: string): string {
   if (path.includes('/Sessions')) return 'Sessions';
   if (/\/VirtualMedia\/[^/]+$/.test(path)) return 'VirtualMediaSlot';
   return path.replace(/^\/redfish\/v1\/?/, '/').replace(/\/[^/]*\d[^/]*$/, '/{id}') || '/';
+}
+
+/** Reads the ISO 9660 primary volume descriptor by range; returns why it failed, if it did. */
+async function readVolumeDescriptor(url: string): Promise<string | undefined> {
+  try {
+    const res = await fetch(url, {
+      headers: { range: 'bytes=32768-34815' },
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = Buffer.from(await res.arrayBuffer());
+    if (res.status !== 206 && res.status !== 200) return `HTTP ${String(res.status)}`;
+    return body.length > 0 ? undefined : 'empty image';
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
