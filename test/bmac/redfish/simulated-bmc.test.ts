@@ -16,7 +16,11 @@ import {
   startSimulatedBmc,
   SUPERMICRO,
 } from '../../../src/bmac/redfish/sim/index.js';
-import type { SimulatedBmc, SimulatedBmcOptions } from '../../../src/bmac/redfish/sim/index.js';
+import type {
+  Personality,
+  SimulatedBmc,
+  SimulatedBmcOptions,
+} from '../../../src/bmac/redfish/sim/index.js';
 
 const ISO = 'http://10.0.0.1/images/ab12.iso';
 const FAST: Partial<UndiciRedfishClientOptions> = {
@@ -266,6 +270,101 @@ describe('the simulated BMC', () => {
       clientFor(bmc, { disableCertificateVerification: true }).getSystem(),
     ).resolves.toMatchObject({ id: '1' });
     await expect(clientFor(bmc, { ca: cert }).getSystem()).resolves.toMatchObject({ id: '1' });
+  });
+});
+
+describe('vendor quirks, end to end against their personalities', () => {
+  const cleanup: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const fn of cleanup.splice(0).reverse()) await fn();
+  });
+  async function boot(
+    personality: Personality,
+    extra: Partial<UndiciRedfishClientOptions> = {},
+    power: 'On' | 'Off' = 'Off',
+  ) {
+    const bmc = await startSimulatedBmc({ personality, power });
+    const client = new UndiciRedfishClient({
+      address: bmc.address,
+      credentials: bmc.credentials,
+      ...FAST,
+      ...extra,
+    });
+    cleanup.push(
+      () => bmc.stop(),
+      () => client.close(),
+    );
+    const result = await bootFromIso(client, ISO);
+    return { bmc, client, result };
+  }
+
+  it('boots through a SettingsObject when the System refuses Boot (Nokia, iDRAC10)', async () => {
+    const { bmc } = await boot({
+      ...GENERIC,
+      name: 'nokia',
+      manufacturer: 'Nokia',
+      settingsObject: true,
+      requireTransferProtocol: 'parameter-missing',
+    });
+    expect(bmc.counts['PATCH /Systems/{id}']).toBeUndefined();
+    expect(bmc.counts['PATCH /Systems/1/Settings']).toBe(2); // mode, then target
+    expect(bmc.state().bootedImage).toBe(ISO);
+  });
+
+  it('skips the boot mode where the System has none (HPE Gen9)', async () => {
+    const { bmc } = await boot({ ...ILO6, bootModeField: false });
+    expect(bmc.events.filter((e) => e.kind === 'boot-mode')).toEqual([]);
+    expect(bmc.state().bootedImage).toBe(ISO);
+  });
+
+  it('finds Managers through Links.Managers when ManagedBy is missing (Huawei)', async () => {
+    const { bmc } = await boot({ ...ILO6, linksManagers: true });
+    expect(bmc.state().bootedImage).toBe(ISO);
+  });
+
+  it('skips a vKVM-only slot that refuses inserts and uses a DVD-only one (Cisco)', async () => {
+    const { bmc } = await boot({
+      ...GENERIC,
+      slots: [
+        { id: 'vKVM', mediaTypes: ['CD'], insertBy: 'action', rejectInsert: true },
+        { id: 'DVD1', mediaTypes: ['DVD'], insertBy: 'action' },
+      ],
+      cdTargets: ['Cd'],
+    });
+    expect(bmc.state().slots).toEqual([
+      { id: 'vKVM', image: undefined, inserted: false },
+      { id: 'DVD1', image: ISO, inserted: true },
+    ]);
+    expect(bmc.state().bootedImage).toBe(ISO);
+  });
+
+  it('retries a boot PATCH refused during POST (iLO UnableToModifyDuringSystemPOST)', async () => {
+    const bmc = await startSimulatedBmc({
+      personality: { ...ILO6, postWindowMs: 150 },
+      power: 'Off',
+    });
+    const sleeps: number[] = [];
+    const client = new UndiciRedfishClient({
+      address: bmc.address,
+      credentials: bmc.credentials,
+      ...FAST,
+      // Fake time for the 5 s backoff, while the simulated POST window passes for real.
+      clock: {
+        now: Date.now,
+        sleep: (ms) => {
+          sleeps.push(ms);
+          return new Promise((resolve) => setTimeout(resolve, Math.min(ms, 60)));
+        },
+      },
+    });
+    cleanup.push(
+      () => bmc.stop(),
+      () => client.close(),
+    );
+    await client.setPower('On');
+    await client.setBootOverride({ mode: 'UEFI' });
+    expect(sleeps.some((ms) => ms >= 2_500)).toBe(true);
+    expect(bmc.state().boot).toMatchObject({ target: 'Cd', enabled: 'Once', mode: 'UEFI' });
   });
 });
 
