@@ -6,7 +6,7 @@
  * URL without a query string that ends in `.iso`.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
@@ -14,7 +14,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Clock } from '../../shared/clock.js';
@@ -73,6 +73,75 @@ export class ImageSourceError extends SiteForgeError {
 
 const SMALL_RANGE = 4 << 20;
 
+/** A download in progress: how far it got, for readers that stream it through. */
+class Flight {
+  written = 0;
+  size: number | undefined;
+  finished = false;
+  /** Resolves when the source answered (and `size` is known), rejects if it failed first. */
+  readonly started: Promise<void>;
+  private resolveStarted!: () => void;
+  private rejectStarted!: (err: Error) => void;
+  private error: Error | undefined;
+  private waiters: { bytes: number; resolve: () => void; reject: (err: Error) => void }[] = [];
+
+  constructor(readonly path: string) {
+    this.started = new Promise<void>((resolve, reject) => {
+      this.resolveStarted = resolve;
+      this.rejectStarted = reject;
+    });
+    this.started.catch(() => undefined);
+  }
+
+  start(size: number | undefined): void {
+    this.size = size;
+    this.resolveStarted();
+  }
+
+  advance(bytes: number): void {
+    this.written += bytes;
+    this.waiters = this.waiters.filter((w) => {
+      if (w.bytes > this.written) return true;
+      w.resolve();
+      return false;
+    });
+  }
+
+  finish(): void {
+    this.finished = true;
+  }
+
+  fail(err: Error): void {
+    this.error = err;
+    this.rejectStarted(err);
+    for (const w of this.waiters) w.reject(err);
+    this.waiters = [];
+  }
+
+  /** Resolves once `bytes` bytes are on disk. */
+  waitFor(bytes: number): Promise<void> {
+    if (this.error !== undefined) return Promise.reject(this.error);
+    if (bytes <= this.written) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ bytes, resolve, reject }));
+  }
+}
+
+interface Download {
+  readonly flight: Flight;
+  readonly done: Promise<RefRecord>;
+}
+
+/** Reads `length` bytes at `position`. */
+async function readFully(file: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(length);
+  for (let read = 0; read < length;) {
+    const { bytesRead } = await file.read(buffer, read, length - read, position + read);
+    if (bytesRead === 0) throw new Error('image file is shorter than expected');
+    read += bytesRead;
+  }
+  return buffer;
+}
+
 interface RefRecord {
   readonly source: string;
   readonly sha256?: string;
@@ -93,7 +162,7 @@ class ImageServerImpl implements ImageServer {
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private readonly clock: Clock;
-  private readonly downloads = new Map<string, Promise<RefRecord>>();
+  private readonly downloads = new Map<string, Download>();
   private readonly refs = new Map<string, RefRecord>();
   private readonly handles = new Map<string, Promise<FileHandle>>();
 
@@ -142,7 +211,8 @@ class ImageServerImpl implements ImageServer {
   }
 
   async prefetch(sourceUrl: string): Promise<void> {
-    await this.blob(await this.register(sourceUrl));
+    const ref = await this.register(sourceUrl);
+    if ((await this.cachedBlob(ref)) === undefined) await this.download(ref, sourceUrl).done;
   }
 
   async stop(): Promise<void> {
@@ -192,60 +262,85 @@ class ImageServerImpl implements ImageServer {
     return join(this.options.cacheDir, 'blobs', `${sha256}.iso`);
   }
 
-  /** The cached blob of a reference, downloading it once however many ask at once. */
-  private async blob(ref: string): Promise<RefRecord & { sha256: string; size: number }> {
+  /** The record of a reference whose blob is on disk, else `undefined`. */
+  private async cachedBlob(
+    ref: string,
+  ): Promise<(RefRecord & { sha256: string; size: number }) | undefined> {
     const record = await this.readRef(ref);
-    if (record === undefined) throw new Error(`unknown image ${ref}`);
-    if (record.sha256 !== undefined && record.size !== undefined) {
-      try {
-        await stat(this.blobPath(record.sha256));
-        return { ...record, sha256: record.sha256, size: record.size };
-      } catch {
-        // The blob was removed from the cache: download again.
-      }
+    if (record?.sha256 === undefined || record.size === undefined) return undefined;
+    try {
+      await stat(this.blobPath(record.sha256));
+      return { ...record, sha256: record.sha256, size: record.size };
+    } catch {
+      return undefined; // removed from the cache: download again
     }
-    let flight = this.downloads.get(ref);
-    if (flight === undefined) {
-      flight = this.download(ref, record.source).finally(() => this.downloads.delete(ref));
-      this.downloads.set(ref, flight);
-    }
-    const done = await flight;
-    return { ...done, sha256: done.sha256!, size: done.size! };
   }
 
-  private async download(ref: string, source: string): Promise<RefRecord> {
+  /** The download of a reference, started once however many ask at the same time. */
+  private download(ref: string, source: string): Download {
+    let download = this.downloads.get(ref);
+    if (download === undefined) {
+      const flight = new Flight(
+        join(this.options.cacheDir, 'tmp', `${ref}-${randomBytes(6).toString('hex')}`),
+      );
+      const done = this.fetchSource(ref, source, flight).finally(() => this.downloads.delete(ref));
+      done.catch(() => undefined); // each waiter sees the failure; none is left unhandled
+      download = { flight, done };
+      this.downloads.set(ref, download);
+    }
+    return download;
+  }
+
+  private async fetchSource(ref: string, source: string, flight: Flight): Promise<RefRecord> {
     this.stats.upstreamDownloads++;
-    const tmp = join(this.options.cacheDir, 'tmp', `${ref}-${randomBytes(6).toString('hex')}`);
     const hash = createHash('sha256');
-    let size = 0;
+    let file: FileHandle | undefined;
     try {
       const res = await fetch(source, {
         signal: AbortSignal.timeout(this.options.downloadTimeoutMs ?? 30 * 60_000),
       });
       if (!res.ok || res.body === null)
         throw new ImageSourceError(`${source} answered ${String(res.status)}`);
+      const length = Number(res.headers.get('content-length') ?? NaN);
+      file = await open(flight.path, 'w');
+      flight.start(Number.isSafeInteger(length) ? length : undefined);
+      const out = file;
       await pipeline(
         Readable.fromWeb(res.body as WebReadableStream<Uint8Array>),
-        new Transform({
-          transform(chunk: Buffer, _encoding, callback) {
+        new Writable({
+          write(chunk: Buffer, _encoding, callback) {
             hash.update(chunk);
-            size += chunk.length;
-            callback(null, chunk);
+            out.write(chunk, 0, chunk.length).then(() => {
+              flight.advance(chunk.length);
+              callback();
+            }, callback);
           },
         }),
-        createWriteStream(tmp),
       );
+      await file.close();
+      file = undefined;
+      if (flight.size !== undefined && flight.written !== flight.size)
+        throw new ImageSourceError(
+          `${source} sent ${String(flight.written)} of ${String(flight.size)} bytes`,
+        );
     } catch (err) {
-      await rm(tmp, { force: true });
-      if (err instanceof ImageSourceError) throw err;
-      throw new ImageSourceError(`downloading ${source} failed: ${String(err)}`, { cause: err });
+      await file?.close();
+      await rm(flight.path, { force: true });
+      const failure =
+        err instanceof ImageSourceError
+          ? err
+          : new ImageSourceError(`downloading ${source} failed: ${String(err)}`, { cause: err });
+      flight.fail(failure);
+      throw failure;
     }
     const sha256 = hash.digest('hex');
-    // Keyed by content: a second source with the same bytes shares the blob.
-    await rename(tmp, this.blobPath(sha256));
-    const record = { source, sha256, size };
+    // Keyed by content: a second source with the same bytes shares the blob. Readers that
+    // opened the temporary file keep reading it after the rename.
+    await rename(flight.path, this.blobPath(sha256));
+    const record = { source, sha256, size: flight.written };
     await writeFile(this.refPath(ref), JSON.stringify(record));
     this.refs.set(ref, record);
+    flight.finish();
     return record;
   }
 
@@ -266,51 +361,56 @@ class ImageServerImpl implements ImageServer {
       this.plain(res, claims.refused === 'expired' ? 410 : 404, 'no such image');
       return;
     }
-    if ((await this.readRef(claims.ref)) === undefined) {
+    const record = await this.readRef(claims.ref);
+    if (record === undefined) {
       this.plain(res, 404, 'no such image');
       return;
     }
-    const blob = await this.blob(claims.ref);
+    const cached = await this.cachedBlob(claims.ref);
+    if (cached) {
+      await this.serveBlob(req, res, cached);
+      return;
+    }
+    // Not cached yet: stream the bytes through as they arrive, when the source said how many
+    // there will be; otherwise wait for the whole download.
+    const { flight, done } = this.download(claims.ref, record.source);
+    await flight.started;
+    if (flight.size === undefined || flight.finished) {
+      await this.serveBlob(req, res, await this.downloaded(claims.ref, done));
+      return;
+    }
+    await this.serveFlight(req, res, flight, done, claims.ref);
+  }
+
+  /** The cached blob of `ref` once its download is `done`. */
+  private async downloaded(
+    ref: string,
+    done: Promise<RefRecord>,
+  ): Promise<RefRecord & { sha256: string; size: number }> {
+    await done;
+    const blob = await this.cachedBlob(ref);
+    if (blob === undefined) throw new Error(`the blob of ${ref} vanished from the cache`);
+    return blob;
+  }
+
+  /** Serves a blob from the cache. */
+  private async serveBlob(
+    req: IncomingMessage,
+    res: ServerResponse,
+    blob: RefRecord & { sha256: string; size: number },
+  ): Promise<void> {
     const etag = `"${blob.sha256}"`;
-    const ifRange = req.headers['if-range'];
-    const range = parseRange(
-      req.headers.range,
-      Array.isArray(ifRange) ? ifRange[0] : ifRange,
-      etag,
-      blob.size,
-    );
-    res.setHeader('accept-ranges', 'bytes');
-    res.setHeader('etag', etag);
-    res.setHeader('content-type', 'application/octet-stream');
-    if (range === 'unsatisfiable') {
-      res.setHeader('content-range', `bytes */${String(blob.size)}`);
-      this.plain(res, 416, 'range not satisfiable');
-      return;
-    }
-    const [start, end] = range ?? [0, blob.size - 1];
-    res.statusCode = range ? 206 : 200;
-    if (range)
-      res.setHeader('content-range', `bytes ${String(start)}-${String(end)}/${String(blob.size)}`);
-    const length = blob.size === 0 ? 0 : end - start + 1;
-    res.setHeader('content-length', length);
-    if (req.method === 'HEAD' || length === 0) {
-      res.end();
-      return;
-    }
+    const range = this.respondHeaders(req, res, blob.size, etag);
+    if (range === undefined) return;
+    const [start, end] = range;
+    const length = end - start + 1;
     this.stats.bytesServed += length;
     // One descriptor per blob, shared by every range (positional reads), instead of an
     // open/close per request: BMCs read an ISO in thousands of small ranges. A range up to
     // 4 MiB is one read and one write; larger ones stream.
     const handle = await this.openBlob(blob.sha256);
     if (length <= SMALL_RANGE) {
-      const buffer = Buffer.allocUnsafe(length);
-      let read = 0;
-      while (read < length) {
-        const { bytesRead } = await handle.read(buffer, read, length - read, start + read);
-        if (bytesRead === 0) throw new Error(`blob ${blob.sha256} is shorter than its record`);
-        read += bytesRead;
-      }
-      res.end(buffer);
+      res.end(await readFully(handle, start, length));
       return;
     }
     await pipeline(
@@ -323,6 +423,82 @@ class ImageServerImpl implements ImageServer {
       }),
       res,
     );
+  }
+
+  /** Serves a range of a download in progress, each part as soon as it is on disk. */
+  private async serveFlight(
+    req: IncomingMessage,
+    res: ServerResponse,
+    flight: Flight,
+    done: Promise<RefRecord>,
+    ref: string,
+  ): Promise<void> {
+    let file: FileHandle;
+    try {
+      file = await open(flight.path, 'r');
+    } catch {
+      // It finished (and was renamed) between the check and the open.
+      await this.serveBlob(req, res, await this.downloaded(ref, done));
+      return;
+    }
+    try {
+      // No ETag yet: the content hash is known only at the end.
+      const range = this.respondHeaders(req, res, flight.size ?? 0, undefined);
+      if (range === undefined) return;
+      const [start, end] = range;
+      this.stats.bytesServed += end - start + 1;
+      for (let at = start; at <= end && !res.destroyed;) {
+        const length = Math.min(1 << 20, end + 1 - at);
+        await flight.waitFor(at + length);
+        if (!res.write(await readFully(file, at, length)))
+          await new Promise((resolve) => {
+            res.once('drain', resolve);
+            res.once('close', resolve);
+          });
+        at += length;
+      }
+      res.end();
+    } finally {
+      await file.close();
+    }
+  }
+
+  /**
+   * Writes the status and headers for a GET or HEAD of `size` bytes.
+   * @returns the byte range to send, or `undefined` when the response is complete
+   */
+  private respondHeaders(
+    req: IncomingMessage,
+    res: ServerResponse,
+    size: number,
+    etag: string | undefined,
+  ): [number, number] | undefined {
+    const ifRange = req.headers['if-range'];
+    const range = parseRange(
+      req.headers.range,
+      Array.isArray(ifRange) ? ifRange[0] : ifRange,
+      etag ?? '',
+      size,
+    );
+    res.setHeader('accept-ranges', 'bytes');
+    if (etag !== undefined) res.setHeader('etag', etag);
+    res.setHeader('content-type', 'application/octet-stream');
+    if (range === 'unsatisfiable') {
+      res.setHeader('content-range', `bytes */${String(size)}`);
+      this.plain(res, 416, 'range not satisfiable');
+      return undefined;
+    }
+    const [start, end] = range ?? [0, size - 1];
+    res.statusCode = range ? 206 : 200;
+    if (range)
+      res.setHeader('content-range', `bytes ${String(start)}-${String(end)}/${String(size)}`);
+    const length = size === 0 ? 0 : end - start + 1;
+    res.setHeader('content-length', length);
+    if (req.method === 'HEAD' || length === 0) {
+      res.end();
+      return undefined;
+    }
+    return [start, end];
   }
 
   private openBlob(sha256: string): Promise<FileHandle> {

@@ -175,6 +175,37 @@ describe('the image server', () => {
     expect(upstreamGets).toBe(0);
   });
 
+  it('streams the first bytes through before the download has finished', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = createServer((req, res) => {
+      upstreamGets++;
+      res.writeHead(200, { 'content-length': iso.length });
+      res.write(iso.subarray(0, 1024 * 1024));
+      void held.then(() => res.end(iso.subarray(1024 * 1024)));
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    try {
+      const port = (slow.address() as AddressInfo).port;
+      const url = await server.urlFor(`http://127.0.0.1:${String(port)}/rhcos-slow.iso`);
+      const head = await fetch(url, { headers: { range: 'bytes=32768-34815' } });
+      expect(head.status).toBe(206);
+      expect(head.headers.get('etag')).toBeNull(); // the hash is not known yet
+      expect(Buffer.from(await head.arrayBuffer())).toEqual(iso.subarray(32768, 34816));
+
+      const whole = fetch(url).then(async (r) => Buffer.from(await r.arrayBuffer()));
+      release();
+      expect((await whole).equals(iso)).toBe(true);
+      const after = await fetch(url, { method: 'HEAD' });
+      expect(after.headers.get('etag')).toBe(`"${sha}"`);
+      expect(upstreamGets).toBe(1);
+    } finally {
+      release();
+      slow.closeAllConnections();
+      slow.close();
+    }
+  });
+
   it('answers 502 when the source fails, and tries again on the next request', async () => {
     const url = await server.urlFor(`${upstreamOrigin}/missing.iso`);
     expect((await fetch(url)).status).toBe(502);
