@@ -311,15 +311,18 @@ describe('RedfishHttp on a real socket', () => {
     let inFlight = 0;
     let maxMutating = 0;
     let sawConcurrentGet = false;
+    let arrived!: () => void;
+    const firstMutation = new Promise<void>((resolve) => (arrived = resolve));
     const server = createServer((req, res) => {
       const mutating = req.method !== 'GET';
       if (mutating) maxMutating = Math.max(maxMutating, ++inFlight);
+      if (mutating) arrived();
       else if (inFlight > 0) sawConcurrentGet = true;
       setTimeout(() => {
         if (mutating) inFlight--;
         res.writeHead(mutating ? 204 : 200, { 'content-type': 'application/json' });
         res.end(mutating ? '' : '{}');
-      }, 20);
+      }, 100);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const http = new RedfishHttp({
@@ -333,7 +336,8 @@ describe('RedfishHttp on a real socket', () => {
         http.send('POST', '/a', {}),
         http.send('PATCH', '/b', {}),
         http.send('POST', '/c', {}),
-        new Promise((r) => setTimeout(r, 10)).then(() => http.get('/d')),
+        // The GET goes once the first POST is at the server, so it must pass it.
+        firstMutation.then(() => http.get('/d')),
       ]);
       expect(maxMutating).toBe(1);
       expect(sawConcurrentGet).toBe(true);

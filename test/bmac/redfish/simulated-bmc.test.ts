@@ -97,7 +97,7 @@ describe('the simulated BMC', () => {
   });
 
   it('reports power transitions as PoweringOn until they complete', async () => {
-    const bmc = await start({ personality: { ...GENERIC, powerDelayMs: 200 }, power: 'Off' });
+    const bmc = await start({ personality: { ...GENERIC, powerDelayMs: 1_000 }, power: 'Off' });
     const client = clientFor(bmc);
     expect(await client.setPower('On', { wait: false })).toBe('PoweringOn');
     expect(bmc.state().power).toBe('PoweringOn');
@@ -129,7 +129,7 @@ describe('the simulated BMC', () => {
 
   it('keeps reporting Inserted for a while after an eject, like iDRAC', async () => {
     const bmc = await start({
-      personality: { ...IDRAC9, staleInsertedMs: 300 },
+      personality: { ...IDRAC9, staleInsertedMs: 5_000 },
       insertedImage: ISO,
     });
     const slot = '/redfish/v1/Systems/System.Embedded.1/VirtualMedia/1';
@@ -198,10 +198,10 @@ describe('the simulated BMC', () => {
   });
 
   it('ends sessions after their TTL; the client logs in again transparently', async () => {
-    const bmc = await start({ personality: GENERIC, sessionTtlMs: 50 });
+    const bmc = await start({ personality: GENERIC, sessionTtlMs: 400 });
     const client = clientFor(bmc);
     await client.getSystem();
-    await new Promise((r) => setTimeout(r, 80));
+    await new Promise((r) => setTimeout(r, 500));
     await client.getSystem();
     bmc.expireSessions();
     await client.getSystem();
@@ -340,7 +340,7 @@ describe('vendor quirks, end to end against their personalities', () => {
 
   it('retries a boot PATCH refused during POST (iLO UnableToModifyDuringSystemPOST)', async () => {
     const bmc = await startSimulatedBmc({
-      personality: { ...ILO6, postWindowMs: 150 },
+      personality: { ...ILO6, postWindowMs: 1_000 },
       power: 'Off',
     });
     const sleeps: number[] = [];
@@ -353,7 +353,7 @@ describe('vendor quirks, end to end against their personalities', () => {
         now: Date.now,
         sleep: (ms) => {
           sleeps.push(ms);
-          return new Promise((resolve) => setTimeout(resolve, Math.min(ms, 60)));
+          return new Promise((resolve) => setTimeout(resolve, Math.min(ms, 400)));
         },
       },
     });
