@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -203,6 +205,45 @@ describe('the image server', () => {
       release();
       slow.closeAllConnections();
       slow.close();
+    }
+  });
+
+  it('serves https://host/images/<token>.iso with a certificate BMCs can verify', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'siteforge-images-tls-'));
+    const [certFile, keyFile] = [join(dir, 'cert.pem'), join(dir, 'key.pem')];
+    execFileSync(
+      'openssl',
+      [
+        ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'],
+        ...['-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
+        ...['-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile],
+      ],
+      { stdio: 'ignore' },
+    );
+    const tls = await startImageServer({
+      cacheDir: join(dir, 'cache'),
+      key,
+      clock,
+      tls: { key: readFileSync(keyFile), cert: readFileSync(certFile) },
+    });
+    try {
+      const url = await tls.urlFor(`${upstreamOrigin}/rhcos.iso`);
+      expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/images\/[^?]+\.iso$/);
+      const status = await new Promise<number | undefined>((resolve, reject) => {
+        const req = httpsGet(
+          url,
+          { ca: readFileSync(certFile), headers: { range: 'bytes=0-1023' } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode);
+          },
+        );
+        req.on('error', reject);
+      });
+      expect(status).toBe(206);
+    } finally {
+      await tls.stop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
