@@ -5,6 +5,7 @@ export type { BootFromIsoOptions, BootFromIsoResult, BootProgress } from './boot
 export { parseErrorBody, RedfishError, RedfishErrorCode } from './errors.js';
 export type { RedfishErrorContext, RedfishMessage } from './errors.js';
 export {
+  DELL_CONFIG_PENDING,
   DELL_IMPORT_RETRIES,
   DELL_VIRTUAL_CD_BOOT,
   DEFAULT_QUIRKS,

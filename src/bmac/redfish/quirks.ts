@@ -165,6 +165,16 @@ export const DELL_IMPORT_RETRIES: readonly TransientErrorRule[] = [
   },
 ];
 
+/**
+ * Dell LC068: a configuration change is pending. sushy-oem-idrac reboots once to apply it,
+ * then posts the job again.
+ */
+export const DELL_CONFIG_PENDING = {
+  name: 'dell-lc068-config-pending',
+  matches: (err: RedfishError): boolean => err.hasMessageId('LC068'),
+  source: 'sushy-oem-idrac set_virtual_boot_device: LC068 -> reboot once, then retry',
+} as const;
+
 /** The body of an InsertMedia POST. */
 export interface InsertPayload {
   readonly Image: string;
@@ -182,6 +192,14 @@ export interface InsertFix {
   readonly source: string;
 }
 
+/** Adds `TransferProtocolType` as the image URL's scheme says (HTTPS or HTTP). */
+export function withTransferProtocol(payload: InsertPayload): InsertPayload {
+  return {
+    ...payload,
+    TransferProtocolType: payload.Image.startsWith('https:') ? 'HTTPS' : 'HTTP',
+  };
+}
+
 const mentions = (err: RedfishError, word: string): boolean =>
   err.detail.includes(word) || err.relatedProperties.some((p) => p.includes(word));
 
@@ -196,10 +214,7 @@ export const INSERT_FIXES: readonly InsertFix[] = [
       (err.hasMessageId('GeneralError') && err.detail.includes('TransferProtocolType')) ||
       ((err.hasMessageId('ActionParameterMissing') || err.hasMessageId('PropertyMissing')) &&
         err.relatedProperties.includes('#/TransferProtocolType')),
-    apply: (payload) => ({
-      ...payload,
-      TransferProtocolType: payload.Image.startsWith('https:') ? 'HTTPS' : 'HTTP',
-    }),
+    apply: withTransferProtocol,
     source: 'sushy insert_media; Supermicro and Nokia',
   },
   {

@@ -8,11 +8,13 @@ import { parseRedfishAddress } from './address.js';
 import type { RedfishEndpoint } from './address.js';
 import { RedfishError, RedfishErrorCode } from './errors.js';
 import {
+  DELL_CONFIG_PENDING,
   DELL_IMPORT_RETRIES,
   DELL_VIRTUAL_CD_BOOT,
   INSERT_FIXES,
   POWER_ON_CONFLICT,
   quirksFor,
+  withTransferProtocol,
 } from './quirks.js';
 import type { InsertPayload, VendorQuirks } from './quirks.js';
 import { RedfishHttp } from './redfish-http.js';
@@ -299,12 +301,21 @@ export class UndiciRedfishClient implements RedfishClient {
   /** Posts Dell's boot job and follows it, waiting out the errors sushy-oem-idrac waits out. */
   private async importDellBootJob(target: string): Promise<void> {
     const tries = new Map<string, number>();
+    let rebooted = false;
     for (;;) {
       try {
         await this.http.send('POST', target, DELL_VIRTUAL_CD_BOOT);
         return;
       } catch (err) {
         if (!(err instanceof RedfishError)) throw err;
+        if (DELL_CONFIG_PENDING.matches(err) && !rebooted) {
+          // Apply the pending configuration with one reboot, then leave the host off again:
+          // the workflow powers it on only once the boot override is in place.
+          rebooted = true;
+          await this.setPower('ForceRestart');
+          await this.setPower('ForceOff');
+          continue;
+        }
         const rule = DELL_IMPORT_RETRIES.find((r) => r.matches(err));
         const tried = (tries.get(rule?.name ?? '') ?? 0) + 1;
         if (rule === undefined || tried >= rule.policy.attempts) throw err;
@@ -460,7 +471,7 @@ export class UndiciRedfishClient implements RedfishClient {
     }
     const target = action.target;
     let payload: InsertPayload = { Image: imageUrl };
-    if (await this.protocolRequired(action)) payload = withProtocol(payload);
+    if (await this.protocolRequired(action)) payload = withTransferProtocol(payload);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.insertLadder(target, payload);
@@ -573,14 +584,10 @@ function toSystemInfo(raw: ComputerSystem, path: string): SystemInfo {
   };
 }
 
-function withProtocol(payload: InsertPayload): InsertPayload {
-  return {
-    ...payload,
-    TransferProtocolType: payload.Image.startsWith('https:') ? 'HTTPS' : 'HTTP',
-  };
-}
-
-/** The slot shows `imageUrl`: in `Image`, or (when Image is absent) in `ImageName`. */
+/**
+ * The slot shows `imageUrl`, or shows an image inserted without saying which (some BMCs leave
+ * `Image` empty and report only `ImageName`).
+ */
 function imageMatches(slot: MediaSlot, imageUrl: string): boolean {
   if (slot.image !== undefined) return slot.image === imageUrl;
   return true;

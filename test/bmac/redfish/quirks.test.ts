@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   backoffDelay,
   DEFAULT_QUIRKS,
+  DELL_CONFIG_PENDING,
   DELL_IMPORT_RETRIES,
   DELL_VIRTUAL_CD_BOOT,
   INSERT_FIXES,
@@ -218,6 +219,14 @@ describe('Dell’s boot job for idrac-virtualmedia', () => {
       attempts: 36,
       baseDelayMs: 15_000,
     });
+  });
+
+  it('recognises a pending configuration (LC068), which a reboot clears', () => {
+    const err = httpError(400, extended('IDRAC.2.8.LC068', 'Pending configuration'));
+    expect(DELL_CONFIG_PENDING.matches(err)).toBe(true);
+    expect(DELL_CONFIG_PENDING.matches(httpError(400, extended('IDRAC.2.8.RAC0679', 'x')))).toBe(
+      false,
+    );
   });
 
   it('tries a 404 again 3 times, 10 s apart, while the job is created', () => {

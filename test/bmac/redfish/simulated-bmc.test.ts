@@ -197,6 +197,31 @@ describe('the simulated BMC', () => {
     expect(bmc.state().bootedImage).toBe(ISO);
   });
 
+  it('reboots once on Dell LC068 (configuration pending), then boots the ISO', async () => {
+    const bmc = await start({ personality: IDRAC9, power: 'Off' });
+    bmc.script({
+      method: 'POST',
+      path: /ImportSystemConfiguration$/,
+      times: 1,
+      action: {
+        status: 400,
+        body: errorBody('IDRAC.2.8.LC068', 'Pending configuration values are already committed'),
+      },
+    });
+    const client = clientFor(bmc, {
+      address: bmc.address.replace(/^redfish-virtualmedia/, 'idrac-virtualmedia'),
+    });
+    await bootFromIso(client, ISO);
+    expect(bmc.counts['POST ImportSystemConfiguration']).toBe(2);
+    expect(bmc.events.filter((e) => e.kind === 'power').map((e) => e.detail)).toEqual([
+      'Off', // ForceRestart: off at once,
+      'On', // then on, applying the pending configuration
+      'Off', // off again before the boot override is in place
+      'On', // the workflow's power-on
+    ]);
+    expect(bmc.state().bootedImage).toBe(ISO);
+  });
+
   it('ends sessions after their TTL; the client logs in again transparently', async () => {
     const bmc = await start({ personality: GENERIC, sessionTtlMs: 400 });
     const client = clientFor(bmc);
