@@ -84,6 +84,28 @@ const credentialsSource = {
   },
 } as const;
 
+/** Tang servers of network-bound disk encryption. */
+export const tangServersSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['url', 'thumbprint'],
+    additionalProperties: false,
+    properties: { url: { type: 'string' }, thumbprint: { type: 'string' } },
+  },
+} as const;
+
+/** Cluster-wide proxy settings (assisted-service Proxy). */
+export const proxySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    httpProxy: { type: 'string' },
+    httpsProxy: { type: 'string' },
+    noProxy: { type: 'string' },
+  },
+} as const;
+
 /** metal3 RootDeviceHints, as SiteConfig and ClusterInstance nodes write them. */
 export const rootDeviceHintsSchema = {
   type: 'object',
@@ -226,30 +248,14 @@ const clusterSchema = {
     serviceNetwork: stringList,
     additionalNTPSources: stringList,
     ignitionConfigOverride: jsonText('Ignition override for the discovery ISO'),
-    proxy: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        httpProxy: { type: 'string' },
-        httpsProxy: { type: 'string' },
-        noProxy: { type: 'string' },
-      },
-    },
+    proxy: proxySchema,
     clusterLabels: stringMap,
     diskEncryption: {
       type: 'object',
       additionalProperties: false,
       properties: {
         type: { enum: ['none', 'nbde', 'tpm2'], default: 'none' },
-        tang: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['url', 'thumbprint'],
-            additionalProperties: false,
-            properties: { url: { type: 'string' }, thumbprint: { type: 'string' } },
-          },
-        },
+        tang: tangServersSchema,
         tpm2: {
           type: 'object',
           additionalProperties: false,

@@ -3,7 +3,12 @@
  * as users write it, following the CRD in crds/. Structural checks live here; the rules across
  * fields (networks, VIPs, MACs, topology per clusterType) live in validate.ts.
  */
-import { nodeNetworkSchema, rootDeviceHintsSchema } from '../schema.js';
+import {
+  nodeNetworkSchema,
+  proxySchema,
+  rootDeviceHintsSchema,
+  tangServersSchema,
+} from '../schema.js';
 
 const stringLike = { type: ['string', 'number', 'boolean', 'null'] } as const;
 const stringMap = { type: 'object', additionalProperties: stringLike } as const;
@@ -147,26 +152,10 @@ export const clusterInstanceSchema = {
           additionalProperties: false,
           properties: {
             type: { type: 'string', default: 'none' },
-            tang: {
-              type: 'array',
-              items: {
-                type: 'object',
-                required: ['url', 'thumbprint'],
-                additionalProperties: false,
-                properties: { url: { type: 'string' }, thumbprint: { type: 'string' } },
-              },
-            },
+            tang: tangServersSchema,
           },
         },
-        proxy: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            httpProxy: { type: 'string' },
-            httpsProxy: { type: 'string' },
-            noProxy: { type: 'string' },
-          },
-        },
+        proxy: proxySchema,
         extraManifestsRefs: { type: 'array', items: nameRef },
         suppressedManifests: stringList,
         pruneManifests: resourceRefs,
