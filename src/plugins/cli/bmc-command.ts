@@ -181,12 +181,36 @@ export async function runBmcCommand(
     // A BMC that cannot be reached at all (not one that answered, nor a wait that ran out).
     if (err instanceof RedfishError && err.status === undefined && err.cause !== undefined) {
       io.stderr(`siteforge: ${err.message}\n`);
+      if (isCertificateError(err.cause))
+        io.stderr(
+          'hint: the BMC’s TLS certificate is not signed by a CA this machine trusts: give its ' +
+            'CA with --ca FILE, or skip verification with --disable-certificate-verification ' +
+            '(disableCertificateVerification: true on the BareMetalHost)\n',
+        );
       return ExitCode.Unreachable;
     }
     throw err;
   } finally {
     await client.close();
   }
+}
+
+/** OpenSSL's verification failures, as Node names them. */
+const CERTIFICATE_ERRORS = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function isCertificateError(cause: unknown): boolean {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && CERTIFICATE_ERRORS.has(code);
 }
 
 /** Reads a credential file, without its trailing newline. */
