@@ -219,12 +219,171 @@ export function isRenderedBeside(manifest: Manifest): boolean {
 // ---------------------------------------------------------------------------------------------
 // Fields a ClusterInstance cannot hold
 
-const BIOS_REPLACEMENT =
-  'add a HostFirmwareSettings node template (a ConfigMap in templateRefs), or keep the HostFirmwareSettings next to the ClusterInstance (siteforge generate --format clusterinstance emits it)';
-const TEMPLATE_REPLACEMENT =
-  'put the template in a ConfigMap, as a Go template of the ClusterInstance fields, and list it in templateRefs';
+/** What is said of one such field: its path, field and cluster are filled in where it is found. */
+type Dropped = Omit<ConversionWarning, 'path' | 'field' | 'clusterName'> & {
+  /** Path below the field, when a part of it is what cannot be carried over. */
+  readonly below?: readonly string[];
+  /** How the field is named in the warning. @default - its key */
+  readonly field?: string;
+};
+
+/** The dropped fields of one level, in document order: a fixed text, or one that needs the owner. */
+type DroppedFields<T> = { readonly [K in keyof T]?: DroppedRule<T> };
+type DroppedRule<T> = Dropped | ((owner: T) => Dropped | undefined);
+
+const BIOS_CONFIG: Dropped = {
+  code: 'BIOS_CONFIG',
+  reason: 'ClusterInstance has no BIOS settings',
+  replacement:
+    'add a HostFirmwareSettings node template (a ConfigMap in templateRefs), or keep the HostFirmwareSettings next to the ClusterInstance (siteforge generate --format clusterinstance emits it)',
+  rendered: 'beside',
+};
+const CR_TEMPLATES: Dropped = {
+  code: 'CR_TEMPLATES',
+  reason: 'ClusterInstance renders from template ConfigMaps, not from override files',
+  replacement:
+    'put the template in a ConfigMap, as a Go template of the ClusterInstance fields, and list it in templateRefs',
+  rendered: 'lost',
+};
 const EXTRA_MANIFESTS_REPLACEMENT =
   'supply ConfigMaps with the exact manifests (e.g. a kustomize configMapGenerator) and list them in extraManifestsRefs; siteforge generate --format clusterinstance emits them from this SiteConfig';
+const IGNORED = (field: string, replacement: string): Dropped => ({
+  code: 'IGNORED_FIELD',
+  reason: `${field} was never used by any generator`,
+  replacement,
+  rendered: 'unused',
+});
+const SINGULAR_VIP =
+  (field: 'apiVIP' | 'ingressVIP') =>
+  (cluster: SiteConfigCluster): Dropped => {
+    const plural = `${field}s`;
+    return {
+      code: 'SINGULAR_VIP',
+      reason: `ClusterInstance has only ${plural}; the AgentClusterInstall gets ${plural} instead of ${field}`,
+      replacement: `it is written as ${plural}: [${String(cluster[field])}]; a cluster already installed with ${field} rejects the change, so suppress its AgentClusterInstall or give it a custom template during a live migration`,
+      rendered: 'lost',
+    };
+  };
+
+const SITE_FIELDS: DroppedFields<SiteConfig['spec']> = {
+  sshPrivateKeySecretRef: {
+    code: 'SSH_PRIVATE_KEY',
+    reason: 'ClusterInstance has no such field, and no generated object ever used it',
+    replacement: 'remove it; nothing reads it',
+    rendered: 'unused',
+  },
+  pullSecret: (spec) => ({
+    code: 'PULL_SECRET_SOURCE',
+    reason:
+      'a ClusterInstance only names the pull secret (pullSecretRef); where its content comes from is a SiteForge extension',
+    replacement: `create the Secret ${spec.pullSecretRef.name} in each cluster namespace beside the ClusterInstance (siteforge generate --format clusterinstance emits it from this source)`,
+    rendered: 'beside',
+  }),
+  biosConfigRef: BIOS_CONFIG,
+  crTemplates: CR_TEMPLATES,
+};
+
+/** Cluster fields some SiteConfigs carry although no generator ever read them. */
+interface LegacyClusterFields {
+  readonly baseDomain?: unknown;
+  readonly manifestsConfig?: unknown;
+}
+
+const CLUSTER_FIELDS: DroppedFields<SiteConfigCluster & LegacyClusterFields> = {
+  apiVIP: SINGULAR_VIP('apiVIP'),
+  ingressVIP: SINGULAR_VIP('ingressVIP'),
+  baseDomain: IGNORED('clusters[].baseDomain', 'the site baseDomain is carried over'),
+  manifestsConfig: IGNORED('clusters[].manifestsConfig', 'remove it'),
+  biosConfigRef: BIOS_CONFIG,
+  crTemplates: CR_TEMPLATES,
+  mergeDefaultMachineConfigs: {
+    code: 'MERGE_MACHINE_CONFIGS',
+    reason: 'ClusterInstance does not build extra manifests',
+    replacement:
+      'put the merged MachineConfigs into a ConfigMap listed in extraManifestsRefs (siteforge generate --format clusterinstance emits it)',
+    rendered: 'beside',
+  },
+  extraManifestPath: {
+    code: 'EXTRA_MANIFEST_PATH',
+    reason: 'ClusterInstance does not read extra-manifest directories',
+    replacement: EXTRA_MANIFESTS_REPLACEMENT,
+    rendered: 'beside',
+  },
+  extraManifests: {
+    code: 'EXTRA_MANIFESTS',
+    reason: 'ClusterInstance does not read extra-manifest directories or filters',
+    replacement: EXTRA_MANIFESTS_REPLACEMENT,
+    rendered: 'beside',
+  },
+  // Every cluster has one: it is generated, and extraManifestsRefs names it.
+  clusterName: (cluster) => ({
+    code: 'EXTRA_MANIFESTS_CONFIGMAP',
+    field: `the extra-manifests ConfigMap ${cluster.clusterName}`,
+    reason:
+      'it is generated from the SiteConfig and the operator does not create it, yet extraManifestsRefs names it',
+    replacement: EXTRA_MANIFESTS_REPLACEMENT,
+    rendered: 'beside',
+  }),
+  siteConfigMap: {
+    code: 'SITE_CONFIG_MAP',
+    reason: 'ClusterInstance has no site ConfigMap',
+    replacement:
+      'keep the ConfigMap as a resource of its own next to the ClusterInstance (siteforge generate --format clusterinstance emits it)',
+    rendered: 'beside',
+  },
+  diskEncryption: (cluster) =>
+    cluster.diskEncryption?.tpm2 === undefined
+      ? undefined
+      : {
+          code: 'DISK_ENCRYPTION_TPM2',
+          below: ['tpm2'],
+          reason: 'ClusterInstance diskEncryption knows Tang servers only',
+          replacement:
+            'add the TPM2 disk-encryption MachineConfig to an extra-manifests ConfigMap (siteforge generate --format clusterinstance emits it there)',
+          rendered: 'beside',
+        },
+};
+
+const NODE_FIELDS: DroppedFields<SiteConfigNode> = {
+  bmcCredentials: (node) => ({
+    code: 'BMC_CREDENTIALS_SOURCE',
+    reason:
+      'a ClusterInstance only names the BMC Secret (bmcCredentialsName); where its content comes from is a SiteForge extension',
+    replacement: `create the Secret ${bmcSecretName(node)} beside the ClusterInstance (siteforge generate --format clusterinstance emits it from this source)`,
+    rendered: 'beside',
+  }),
+  biosConfigRef: BIOS_CONFIG,
+  crTemplates: CR_TEMPLATES,
+  diskPartition: {
+    code: 'DISK_PARTITION',
+    reason: 'ClusterInstance has no disk partitions',
+    replacement:
+      "use the node's ignitionConfigOverride to create and mount the partition (siteforge generate --format clusterinstance keeps the partition MachineConfig in the extra-manifests ConfigMap)",
+    rendered: 'beside',
+  },
+  userData: {
+    code: 'USER_DATA',
+    reason: 'ClusterInstance has no BareMetalHost userData',
+    replacement: 'add userData with a custom BareMetalHost node template',
+    rendered: 'lost',
+  },
+  cpuset: {
+    code: 'CPUSET',
+    reason: 'ClusterInstance has no cpuset (deprecated since 4.15)',
+    replacement:
+      'set cpuPartitioningMode: AllNodes and the reserved/isolated CPUs in a PerformanceProfile',
+    rendered: 'lost',
+  },
+  remove: {
+    code: 'REMOVE',
+    reason: 'host removal in one edit is a SiteForge extension of SiteConfig',
+    replacement:
+      'add extraAnnotations.BareMetalHost {bmac.agent-install.openshift.io/remove-agent-and-node-on-delete: "true"} to the node, sync, then delete the node entry (scale-in)',
+    rendered: 'lost',
+  },
+  hardwareProfile: IGNORED('hardwareProfile', 'remove it'),
+};
+
 /** Kinds the default templates do not render, so extraAnnotations for them have no object. */
 const BESIDE_KINDS = ['Namespace', 'ConfigMap', 'HostFirmwareSettings'];
 
@@ -234,292 +393,75 @@ const BESIDE_KINDS = ['Namespace', 'ConfigMap', 'HostFirmwareSettings'];
  */
 export function conversionWarnings(site: SiteConfig): ConversionWarning[] {
   const out: ConversionWarning[] = [];
-  const warn = (
-    code: string,
-    path: (string | number)[],
-    reason: string,
-    replacement: string,
-    rendered: RenderOutcome,
-    clusterName?: string,
-    field = String(path[path.length - 1]),
-  ): void => {
-    out.push({
-      code,
-      path,
-      field,
-      ...(clusterName === undefined ? {} : { clusterName }),
-      reason,
-      replacement,
-      rendered,
-    });
-  };
   const spec = site.spec;
-  if (spec.sshPrivateKeySecretRef)
-    warn(
-      'SSH_PRIVATE_KEY',
-      ['spec', 'sshPrivateKeySecretRef'],
-      'ClusterInstance has no such field, and no generated object ever used it',
-      'remove it; nothing reads it',
-      'unused',
-    );
-  if (spec.pullSecret)
-    warn(
-      'PULL_SECRET_SOURCE',
-      ['spec', 'pullSecret'],
-      'a ClusterInstance only names the pull secret (pullSecretRef); where its content comes from is a SiteForge extension',
-      `create the Secret ${spec.pullSecretRef.name} in each cluster namespace beside the ClusterInstance (siteforge generate --format clusterinstance emits it from this source)`,
-      'beside',
-    );
-  if (spec.biosConfigRef)
-    warn(
-      'BIOS_CONFIG',
-      ['spec', 'biosConfigRef'],
-      'ClusterInstance has no BIOS settings',
-      BIOS_REPLACEMENT,
-      'beside',
-    );
-  if (spec.crTemplates)
-    warn(
-      'CR_TEMPLATES',
-      ['spec', 'crTemplates'],
-      'ClusterInstance renders from template ConfigMaps, not from override files',
-      TEMPLATE_REPLACEMENT,
-      'lost',
-    );
-  for (const kind of Object.keys(spec.crAnnotations?.add ?? {}))
-    if (BESIDE_KINDS.includes(kind))
-      warn(
-        'ANNOTATIONS_KIND',
-        ['spec', 'crAnnotations', 'add', kind],
-        `the default templates render no ${kind}, so extraAnnotations.${kind} annotates nothing`,
-        `annotate the ${kind} where it is created (siteforge generate --format clusterinstance still annotates the ${kind} it emits)`,
-        'beside',
-      );
+  droppedFields(spec, SITE_FIELDS, ['spec'], undefined, out);
+  annotationWarnings(spec.crAnnotations, ['spec'], undefined, out);
   spec.clusters.forEach((cluster, c) => {
-    clusterWarnings(site, cluster, c, warn);
+    const at = ['spec', 'clusters', c];
+    const name = cluster.clusterName;
+    droppedFields(cluster, CLUSTER_FIELDS, at, name, out);
+    for (const key of ['vendor', 'cloud'])
+      if (
+        cluster.clusterLabels?.[key] !== undefined &&
+        cluster.clusterLabels[key] !== 'auto-detect'
+      )
+        out.push({
+          code: 'TEMPLATE_LABEL',
+          path: [...at, 'clusterLabels', key],
+          field: key,
+          clusterName: name,
+          reason: `the default ManagedCluster template sets ${key}: auto-detect, and extraLabels never overwrite a template's labels`,
+          replacement: `use a custom ManagedCluster template to set ${key}, or let ACM detect it`,
+          rendered: 'lost',
+        });
+    annotationWarnings(cluster.crAnnotations, at, name, out);
+    cluster.nodes.forEach((node, n) => {
+      droppedFields(node, NODE_FIELDS, [...at, 'nodes', n], name, out);
+      annotationWarnings(node.crAnnotations, [...at, 'nodes', n], name, out);
+    });
   });
   return out;
 }
 
-type Warn = (
-  code: string,
-  path: (string | number)[],
-  reason: string,
-  replacement: string,
-  rendered: RenderOutcome,
-  clusterName?: string,
-  field?: string,
-) => void;
-
-function clusterWarnings(
-  site: SiteConfig,
-  cluster: SiteConfigCluster,
-  c: number,
-  warn: Warn,
+/** Appends a warning for each field of `owner` that `fields` lists and the owner sets. */
+function droppedFields<T extends object>(
+  owner: T,
+  fields: DroppedFields<T>,
+  at: readonly (string | number)[],
+  clusterName: string | undefined,
+  out: ConversionWarning[],
 ): void {
-  const at = ['spec', 'clusters', c];
-  const name = cluster.clusterName;
-  const w = (
-    code: string,
-    path: (string | number)[],
-    reason: string,
-    replacement: string,
-    rendered: RenderOutcome,
-    field?: string,
-  ): void => {
-    warn(code, path, reason, replacement, rendered, name, field);
-  };
-  for (const [field, plural] of [
-    ['apiVIP', 'apiVIPs'],
-    ['ingressVIP', 'ingressVIPs'],
-  ] as const) {
-    if (cluster[field] === undefined) continue;
-    w(
-      'SINGULAR_VIP',
-      [...at, field],
-      `ClusterInstance has only ${plural}; the AgentClusterInstall gets ${plural} instead of ${field}`,
-      `it is written as ${plural}: [${cluster[field]}]; a cluster already installed with ${field} rejects the change, so suppress its AgentClusterInstall or give it a custom template during a live migration`,
-      'lost',
-    );
+  for (const [key, rule] of Object.entries<DroppedRule<T> | undefined>(fields)) {
+    if ((owner as Record<string, unknown>)[key] == null || rule === undefined) continue;
+    const dropped = typeof rule === 'function' ? rule(owner) : rule;
+    if (dropped === undefined) continue;
+    const { below = [], field, ...said } = dropped;
+    const path = [...at, key, ...below];
+    out.push({
+      ...said,
+      path,
+      field: field ?? String(path[path.length - 1]),
+      ...(clusterName === undefined ? {} : { clusterName }),
+    });
   }
-  for (const field of ['baseDomain', 'manifestsConfig'] as const)
-    if ((cluster as unknown as Record<string, unknown>)[field] !== undefined)
-      w(
-        'IGNORED_FIELD',
-        [...at, field],
-        `clusters[].${field} was never used by any generator`,
-        field === 'baseDomain' ? 'the site baseDomain is carried over' : 'remove it',
-        'unused',
-      );
-  if (cluster.biosConfigRef)
-    w(
-      'BIOS_CONFIG',
-      [...at, 'biosConfigRef'],
-      'ClusterInstance has no BIOS settings',
-      BIOS_REPLACEMENT,
-      'beside',
-    );
-  if (cluster.crTemplates)
-    w(
-      'CR_TEMPLATES',
-      [...at, 'crTemplates'],
-      'ClusterInstance renders from template ConfigMaps, not from override files',
-      TEMPLATE_REPLACEMENT,
-      'lost',
-    );
-  if (cluster.mergeDefaultMachineConfigs !== undefined)
-    w(
-      'MERGE_MACHINE_CONFIGS',
-      [...at, 'mergeDefaultMachineConfigs'],
-      'ClusterInstance does not build extra manifests',
-      'put the merged MachineConfigs into a ConfigMap listed in extraManifestsRefs (siteforge generate --format clusterinstance emits it)',
-      'beside',
-    );
-  if (cluster.extraManifestPath !== undefined)
-    w(
-      'EXTRA_MANIFEST_PATH',
-      [...at, 'extraManifestPath'],
-      'ClusterInstance does not read extra-manifest directories',
-      EXTRA_MANIFESTS_REPLACEMENT,
-      'beside',
-    );
-  if (cluster.extraManifests !== undefined)
-    w(
-      'EXTRA_MANIFESTS',
-      [...at, 'extraManifests'],
-      'ClusterInstance does not read extra-manifest directories or filters',
-      EXTRA_MANIFESTS_REPLACEMENT,
-      'beside',
-    );
-  w(
-    'EXTRA_MANIFESTS_CONFIGMAP',
-    [...at, 'clusterName'],
-    `it is generated from the SiteConfig and the operator does not create it, yet extraManifestsRefs names it`,
-    EXTRA_MANIFESTS_REPLACEMENT,
-    'beside',
-    `the extra-manifests ConfigMap ${name}`,
-  );
-  if (cluster.siteConfigMap !== undefined)
-    w(
-      'SITE_CONFIG_MAP',
-      [...at, 'siteConfigMap'],
-      'ClusterInstance has no site ConfigMap',
-      'keep the ConfigMap as a resource of its own next to the ClusterInstance (siteforge generate --format clusterinstance emits it)',
-      'beside',
-    );
-  if (cluster.diskEncryption?.tpm2 !== undefined)
-    w(
-      'DISK_ENCRYPTION_TPM2',
-      [...at, 'diskEncryption', 'tpm2'],
-      'ClusterInstance diskEncryption knows Tang servers only',
-      'add the TPM2 disk-encryption MachineConfig to an extra-manifests ConfigMap (siteforge generate --format clusterinstance emits it there)',
-      'beside',
-    );
-  for (const key of ['vendor', 'cloud'])
-    if (cluster.clusterLabels?.[key] !== undefined && cluster.clusterLabels[key] !== 'auto-detect')
-      w(
-        'TEMPLATE_LABEL',
-        [...at, 'clusterLabels', key],
-        `the default ManagedCluster template sets ${key}: auto-detect, and extraLabels never overwrite a template's labels`,
-        `use a custom ManagedCluster template to set ${key}, or let ACM detect it`,
-        'lost',
-      );
-  for (const kind of Object.keys(cluster.crAnnotations?.add ?? {}))
-    if (BESIDE_KINDS.includes(kind))
-      w(
-        'ANNOTATIONS_KIND',
-        [...at, 'crAnnotations', 'add', kind],
-        `the default templates render no ${kind}, so extraAnnotations.${kind} annotates nothing`,
-        `annotate the ${kind} where it is created (siteforge generate --format clusterinstance still annotates the ${kind} it emits)`,
-        'beside',
-      );
-  cluster.nodes.forEach((node, n) => {
-    nodeWarnings(node, [...at, 'nodes', n], w);
-  });
 }
 
-function nodeWarnings(
-  node: SiteConfigNode,
-  at: (string | number)[],
-  w: (
-    code: string,
-    path: (string | number)[],
-    reason: string,
-    replacement: string,
-    rendered: RenderOutcome,
-  ) => void,
+/** extraAnnotations for kinds the default templates do not render annotate nothing. */
+function annotationWarnings(
+  annotations: { readonly add?: Readonly<Record<string, unknown>> } | undefined,
+  at: readonly (string | number)[],
+  clusterName: string | undefined,
+  out: ConversionWarning[],
 ): void {
-  if (node.bmcCredentials)
-    w(
-      'BMC_CREDENTIALS_SOURCE',
-      [...at, 'bmcCredentials'],
-      'a ClusterInstance only names the BMC Secret (bmcCredentialsName); where its content comes from is a SiteForge extension',
-      `create the Secret ${bmcSecretName(node)} beside the ClusterInstance (siteforge generate --format clusterinstance emits it from this source)`,
-      'beside',
-    );
-  if (node.biosConfigRef)
-    w(
-      'BIOS_CONFIG',
-      [...at, 'biosConfigRef'],
-      'ClusterInstance has no BIOS settings',
-      BIOS_REPLACEMENT,
-      'beside',
-    );
-  if (node.crTemplates)
-    w(
-      'CR_TEMPLATES',
-      [...at, 'crTemplates'],
-      'ClusterInstance renders from template ConfigMaps, not from override files',
-      TEMPLATE_REPLACEMENT,
-      'lost',
-    );
-  if (node.diskPartition !== undefined)
-    w(
-      'DISK_PARTITION',
-      [...at, 'diskPartition'],
-      'ClusterInstance has no disk partitions',
-      "use the node's ignitionConfigOverride to create and mount the partition (siteforge generate --format clusterinstance keeps the partition MachineConfig in the extra-manifests ConfigMap)",
-      'beside',
-    );
-  if (node.userData !== undefined)
-    w(
-      'USER_DATA',
-      [...at, 'userData'],
-      'ClusterInstance has no BareMetalHost userData',
-      'add userData with a custom BareMetalHost node template',
-      'lost',
-    );
-  if (node.cpuset !== undefined)
-    w(
-      'CPUSET',
-      [...at, 'cpuset'],
-      'ClusterInstance has no cpuset (deprecated since 4.15)',
-      'set cpuPartitioningMode: AllNodes and the reserved/isolated CPUs in a PerformanceProfile',
-      'lost',
-    );
-  if (node.remove !== undefined)
-    w(
-      'REMOVE',
-      [...at, 'remove'],
-      'host removal in one edit is a SiteForge extension of SiteConfig',
-      'add extraAnnotations.BareMetalHost {bmac.agent-install.openshift.io/remove-agent-and-node-on-delete: "true"} to the node, sync, then delete the node entry (scale-in)',
-      'lost',
-    );
-  if (node.hardwareProfile !== undefined)
-    w(
-      'IGNORED_FIELD',
-      [...at, 'hardwareProfile'],
-      'hardwareProfile was never used by any generator',
-      'remove it',
-      'unused',
-    );
-  for (const kind of Object.keys(node.crAnnotations?.add ?? {}))
+  for (const kind of Object.keys(annotations?.add ?? {}))
     if (BESIDE_KINDS.includes(kind))
-      w(
-        'ANNOTATIONS_KIND',
-        [...at, 'crAnnotations', 'add', kind],
-        `the default templates render no ${kind}, so extraAnnotations.${kind} annotates nothing`,
-        `annotate the ${kind} where it is created (siteforge generate --format clusterinstance still annotates the ${kind} it emits)`,
-        'beside',
-      );
+      out.push({
+        code: 'ANNOTATIONS_KIND',
+        path: [...at, 'crAnnotations', 'add', kind],
+        field: kind,
+        ...(clusterName === undefined ? {} : { clusterName }),
+        reason: `the default templates render no ${kind}, so extraAnnotations.${kind} annotates nothing`,
+        replacement: `annotate the ${kind} where it is created (siteforge generate --format clusterinstance still annotates the ${kind} it emits)`,
+        rendered: 'beside',
+      });
 }
