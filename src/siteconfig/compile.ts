@@ -12,7 +12,13 @@ import type {
   SiteResources,
   TemplateOverride,
 } from './resources.js';
-import type { CredentialsSource, SiteConfig, SiteConfigCluster, SiteConfigNode } from './types.js';
+import type {
+  CredentialsSource,
+  NodeNetwork,
+  SiteConfig,
+  SiteConfigCluster,
+  SiteConfigNode,
+} from './types.js';
 
 /** A Kubernetes object as plain data. */
 export interface Manifest {
@@ -538,25 +544,11 @@ class ClusterCompiler {
 
   /** Emitted only when the node has network settings: an empty NMStateConfig breaks installs. */
   private nmStateConfig(node: SiteConfigNode): Manifest | undefined {
-    const network = node.nodeNetwork;
-    const hasConfig = network?.config !== undefined && Object.keys(network.config).length > 0;
-    const hasInterfaces = (network?.interfaces?.length ?? 0) > 0;
-    if (!hasConfig && !hasInterfaces) return undefined;
-    return {
-      apiVersion: 'agent-install.openshift.io/v1beta1',
-      kind: 'NMStateConfig',
-      metadata: {
-        name: node.hostName,
-        namespace: this.name,
-        labels: { [Keys.NmstateLabel]: this.name },
-      },
-      spec: compact({
-        config: hasConfig ? network.config : undefined,
-        interfaces: hasInterfaces
-          ? network?.interfaces?.map((nic) => ({ name: nic.name, macAddress: nic.macAddress }))
-          : undefined,
-      }),
-    };
+    return nmStateConfig(
+      node.nodeNetwork,
+      { name: node.hostName, namespace: this.name },
+      this.name,
+    );
   }
 
   private bareMetalHost(node: SiteConfigNode): Manifest {
@@ -649,8 +641,33 @@ export function bmcSecretName(node: SiteConfigNode): string {
   return node.bmcCredentialsName?.name ?? `${node.hostName}-bmc-secret`;
 }
 
+/**
+ * The NMStateConfig of a node's network, or none when it has neither config nor interfaces.
+ * InfraEnvs select it by `label`.
+ */
+export function nmStateConfig(
+  network: NodeNetwork | undefined,
+  metadata: { readonly name: string; readonly namespace: string },
+  label: string,
+): Manifest | undefined {
+  const hasConfig = network?.config !== undefined && Object.keys(network.config).length > 0;
+  const hasInterfaces = (network?.interfaces?.length ?? 0) > 0;
+  if (!hasConfig && !hasInterfaces) return undefined;
+  return {
+    apiVersion: 'agent-install.openshift.io/v1beta1',
+    kind: 'NMStateConfig',
+    metadata: { ...metadata, labels: { [Keys.NmstateLabel]: label } },
+    spec: compact({
+      config: hasConfig ? network.config : undefined,
+      interfaces: hasInterfaces
+        ? network?.interfaces?.map((nic) => ({ name: nic.name, macAddress: nic.macAddress }))
+        : undefined,
+    }),
+  };
+}
+
 /** Drops keys whose value is undefined, so that absent input stays absent in the output. */
-function compact<T extends Record<string, unknown>>(record: T): Partial<T> {
+export function compact<T extends Record<string, unknown>>(record: T): Partial<T> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) if (value !== undefined) out[key] = value;
   return out as Partial<T>;

@@ -13,7 +13,14 @@
  * - `pruneManifests` kinds are left out like `suppressedManifests` ones: Argo CD prunes them.
  * Pure: no I/O, no clock, no environment.
  */
-import { installConfigOverrides, Keys, sortManifests, klusterletAddonConfig } from '../compile.js';
+import {
+  compact,
+  installConfigOverrides,
+  Keys,
+  klusterletAddonConfig,
+  nmStateConfig,
+  sortManifests,
+} from '../compile.js';
 import type { CompiledCluster, Manifest } from '../compile.js';
 import { ClusterType } from './types.js';
 import type {
@@ -273,22 +280,8 @@ class ClusterInstanceCompiler {
   }
 
   private nmStateConfig(node: ClusterInstanceNode): Manifest | undefined {
-    const network = node.nodeNetwork;
-    const hasConfig = network?.config !== undefined && Object.keys(network.config).length > 0;
-    const hasInterfaces = (network?.interfaces?.length ?? 0) > 0;
-    if (!hasConfig && !hasInterfaces) return undefined;
     const object = this.nodeObject(node);
-    return {
-      apiVersion: 'agent-install.openshift.io/v1beta1',
-      kind: 'NMStateConfig',
-      metadata: { ...object, labels: { [Keys.NmstateLabel]: object.name } },
-      spec: compact({
-        config: hasConfig ? network.config : undefined,
-        interfaces: hasInterfaces
-          ? network?.interfaces?.map((nic) => ({ name: nic.name, macAddress: nic.macAddress }))
-          : undefined,
-      }),
-    };
+    return nmStateConfig(node.nodeNetwork, object, object.name);
   }
 
   private bareMetalHost(node: ClusterInstanceNode): Manifest {
@@ -334,11 +327,4 @@ class ClusterInstanceCompiler {
 
 function nonEmpty<T>(list: readonly T[] | undefined): readonly T[] | undefined {
   return list && list.length > 0 ? list : undefined;
-}
-
-/** Drops keys whose value is undefined, so that absent input stays absent in the output. */
-function compact<T extends Record<string, unknown>>(record: T): Partial<T> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record)) if (value !== undefined) out[key] = value;
-  return out as Partial<T>;
 }
