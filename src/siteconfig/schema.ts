@@ -307,44 +307,64 @@ const clusterSchema = {
   },
 } as const;
 
+/**
+ * The JSON Schema of a Kubernetes-style document: `apiVersion`, `kind`, `metadata` with a name,
+ * `spec`, and a `status` that input may carry but nothing reads.
+ */
+export function documentSchema(document: {
+  readonly id: string;
+  readonly title: string;
+  readonly apiVersion: object;
+  readonly kind: string;
+  readonly spec: object;
+}): object {
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: `https://siteforge.dev/schemas/${document.id}.json`,
+    title: document.title,
+    type: 'object',
+    required: ['apiVersion', 'kind', 'metadata', 'spec'],
+    additionalProperties: false,
+    properties: {
+      apiVersion: document.apiVersion,
+      kind: { const: document.kind },
+      metadata: {
+        type: 'object',
+        required: ['name'],
+        properties: {
+          name: { type: 'string', minLength: 1 },
+          namespace: { type: 'string' },
+          labels: stringMap,
+          annotations: stringMap,
+        },
+      },
+      spec: document.spec,
+      status: { type: 'object' },
+    },
+  };
+}
+
 /** The SiteConfig JSON Schema. */
-export const siteConfigSchema = {
-  $schema: 'http://json-schema.org/draft-07/schema#',
-  $id: 'https://siteforge.dev/schemas/siteconfig.json',
+export const siteConfigSchema = documentSchema({
+  id: 'siteconfig',
   title: 'SiteConfig (ran.openshift.io/v1, v2)',
-  type: 'object',
-  required: ['apiVersion', 'kind', 'metadata', 'spec'],
-  additionalProperties: false,
-  properties: {
-    apiVersion: { enum: ['ran.openshift.io/v1', 'ran.openshift.io/v2'] },
-    kind: { const: 'SiteConfig' },
-    metadata: {
-      type: 'object',
-      required: ['name'],
-      properties: {
-        name: { type: 'string', minLength: 1 },
-        namespace: { type: 'string' },
-        labels: stringMap,
-        annotations: stringMap,
-      },
+  apiVersion: { enum: ['ran.openshift.io/v1', 'ran.openshift.io/v2'] },
+  kind: 'SiteConfig',
+  spec: {
+    type: 'object',
+    required: ['baseDomain', 'pullSecretRef', 'clusters'],
+    additionalProperties: false,
+    properties: {
+      baseDomain: { type: 'string', minLength: 1 },
+      pullSecretRef: nameRef,
+      pullSecret: credentialsSource,
+      clusterImageSetNameRef: { type: 'string', minLength: 1 },
+      sshPublicKey: { type: 'string' },
+      sshPrivateKeySecretRef: nameRef,
+      crTemplates: kindMap(allKinds, { type: 'string', minLength: 1 }),
+      crAnnotations: crAnnotations(allKinds),
+      biosConfigRef: filePathRef,
+      clusters: { type: 'array', minItems: 1, items: clusterSchema },
     },
-    spec: {
-      type: 'object',
-      required: ['baseDomain', 'pullSecretRef', 'clusters'],
-      additionalProperties: false,
-      properties: {
-        baseDomain: { type: 'string', minLength: 1 },
-        pullSecretRef: nameRef,
-        pullSecret: credentialsSource,
-        clusterImageSetNameRef: { type: 'string', minLength: 1 },
-        sshPublicKey: { type: 'string' },
-        sshPrivateKeySecretRef: nameRef,
-        crTemplates: kindMap(allKinds, { type: 'string', minLength: 1 }),
-        crAnnotations: crAnnotations(allKinds),
-        biosConfigRef: filePathRef,
-        clusters: { type: 'array', minItems: 1, items: clusterSchema },
-      },
-    },
-    status: { type: 'object' },
   },
-} as const;
+});

@@ -4,6 +4,7 @@
  * fields (networks, VIPs, MACs, topology per clusterType) live in validate.ts.
  */
 import {
+  documentSchema,
   nodeNetworkSchema,
   proxySchema,
   rootDeviceHintsSchema,
@@ -83,98 +84,81 @@ const nodeSchema = {
 } as const;
 
 /** The ClusterInstance JSON Schema. */
-export const clusterInstanceSchema = {
-  $schema: 'http://json-schema.org/draft-07/schema#',
-  $id: 'https://siteforge.dev/schemas/clusterinstance.json',
+export const clusterInstanceSchema = documentSchema({
+  id: 'clusterinstance',
   title: 'ClusterInstance (siteconfig.open-cluster-management.io/v1alpha1)',
-  type: 'object',
-  required: ['apiVersion', 'kind', 'metadata', 'spec'],
-  additionalProperties: false,
-  properties: {
-    apiVersion: { const: 'siteconfig.open-cluster-management.io/v1alpha1' },
-    kind: { const: 'ClusterInstance' },
-    metadata: {
-      type: 'object',
-      required: ['name'],
-      properties: {
-        name: { type: 'string', minLength: 1 },
-        namespace: { type: 'string' },
-        labels: stringMap,
-        annotations: stringMap,
+  apiVersion: { const: 'siteconfig.open-cluster-management.io/v1alpha1' },
+  kind: 'ClusterInstance',
+  spec: {
+    type: 'object',
+    required: [
+      'clusterName',
+      'baseDomain',
+      'pullSecretRef',
+      'clusterImageSetNameRef',
+      'templateRefs',
+      'nodes',
+    ],
+    additionalProperties: false,
+    properties: {
+      clusterName: { type: 'string', minLength: 1 },
+      baseDomain: { type: 'string', minLength: 1 },
+      pullSecretRef: nameRef,
+      clusterImageSetNameRef: { type: 'string', minLength: 1 },
+      sshPublicKey: { type: 'string' },
+      clusterType: {
+        enum: ['SNO', 'HighlyAvailable', 'HostedControlPlane', 'HighlyAvailableArbiter'],
       },
-    },
-    spec: {
-      type: 'object',
-      required: [
-        'clusterName',
-        'baseDomain',
-        'pullSecretRef',
-        'clusterImageSetNameRef',
-        'templateRefs',
-        'nodes',
-      ],
-      additionalProperties: false,
-      properties: {
-        clusterName: { type: 'string', minLength: 1 },
-        baseDomain: { type: 'string', minLength: 1 },
-        pullSecretRef: nameRef,
-        clusterImageSetNameRef: { type: 'string', minLength: 1 },
-        sshPublicKey: { type: 'string' },
-        clusterType: {
-          enum: ['SNO', 'HighlyAvailable', 'HostedControlPlane', 'HighlyAvailableArbiter'],
-        },
-        apiVIPs: { ...stringList, maxItems: 2 },
-        ingressVIPs: { ...stringList, maxItems: 2 },
-        holdInstallation: { type: 'boolean', default: false },
-        additionalNTPSources: stringList,
-        machineNetwork: cidrList,
-        clusterNetwork: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['cidr'],
-            additionalProperties: false,
-            properties: {
-              cidr: { type: 'string' },
-              hostPrefix: { type: 'integer', minimum: 1, maximum: 128 },
-            },
-          },
-        },
-        serviceNetwork: cidrList,
-        networkType: { enum: ['OVNKubernetes', 'OpenShiftSDN'], default: 'OVNKubernetes' },
-        platformType: { enum: ['', 'BareMetal', 'None', 'VSphere', 'Nutanix', 'External'] },
-        extraAnnotations: extraMetadata,
-        extraLabels: extraMetadata,
-        installConfigOverrides: jsonText('install-config overrides (an object)'),
-        ignitionConfigOverride: jsonText('Ignition override for the discovery ISO'),
-        diskEncryption: {
+      apiVIPs: { ...stringList, maxItems: 2 },
+      ingressVIPs: { ...stringList, maxItems: 2 },
+      holdInstallation: { type: 'boolean', default: false },
+      additionalNTPSources: stringList,
+      machineNetwork: cidrList,
+      clusterNetwork: {
+        type: 'array',
+        items: {
           type: 'object',
+          required: ['cidr'],
           additionalProperties: false,
           properties: {
-            type: { type: 'string', default: 'none' },
-            tang: tangServersSchema,
+            cidr: { type: 'string' },
+            hostPrefix: { type: 'integer', minimum: 1, maximum: 128 },
           },
         },
-        proxy: proxySchema,
-        extraManifestsRefs: { type: 'array', items: nameRef },
-        suppressedManifests: stringList,
-        pruneManifests: resourceRefs,
-        cpuPartitioningMode: { enum: ['None', 'AllNodes'], default: 'None' },
-        cpuArchitecture: { enum: ['x86_64', 'aarch64', 'multi'], default: 'x86_64' },
-        templateRefs,
-        caBundleRef: nameRef,
-        reinstall: {
-          type: 'object',
-          required: ['generation'],
-          additionalProperties: false,
-          properties: {
-            generation: { type: 'string', minLength: 1, maxLength: 153 },
-            preservationMode: { enum: ['None', 'All', 'ClusterIdentity'], default: 'None' },
-          },
-        },
-        nodes: { type: 'array', minItems: 1, items: nodeSchema },
       },
+      serviceNetwork: cidrList,
+      networkType: { enum: ['OVNKubernetes', 'OpenShiftSDN'], default: 'OVNKubernetes' },
+      platformType: { enum: ['', 'BareMetal', 'None', 'VSphere', 'Nutanix', 'External'] },
+      extraAnnotations: extraMetadata,
+      extraLabels: extraMetadata,
+      installConfigOverrides: jsonText('install-config overrides (an object)'),
+      ignitionConfigOverride: jsonText('Ignition override for the discovery ISO'),
+      diskEncryption: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          type: { type: 'string', default: 'none' },
+          tang: tangServersSchema,
+        },
+      },
+      proxy: proxySchema,
+      extraManifestsRefs: { type: 'array', items: nameRef },
+      suppressedManifests: stringList,
+      pruneManifests: resourceRefs,
+      cpuPartitioningMode: { enum: ['None', 'AllNodes'], default: 'None' },
+      cpuArchitecture: { enum: ['x86_64', 'aarch64', 'multi'], default: 'x86_64' },
+      templateRefs,
+      caBundleRef: nameRef,
+      reinstall: {
+        type: 'object',
+        required: ['generation'],
+        additionalProperties: false,
+        properties: {
+          generation: { type: 'string', minLength: 1, maxLength: 153 },
+          preservationMode: { enum: ['None', 'All', 'ClusterIdentity'], default: 'None' },
+        },
+      },
+      nodes: { type: 'array', minItems: 1, items: nodeSchema },
     },
-    status: { type: 'object' },
   },
-} as const;
+});
