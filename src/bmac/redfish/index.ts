@@ -5,6 +5,8 @@ export type { BootFromIsoOptions, BootFromIsoResult, BootProgress } from './boot
 export { parseErrorBody, RedfishError, RedfishErrorCode } from './errors.js';
 export type { RedfishErrorContext, RedfishMessage } from './errors.js';
 export {
+  BOOT_MODE_JOB,
+  BOOT_SETTINGS_FALLBACK,
   DELL_CONFIG_PENDING,
   DELL_IMPORT_RETRIES,
   DELL_VIRTUAL_CD_BOOT,
@@ -15,7 +17,13 @@ export {
   TRANSIENT_ERRORS,
   VENDOR_QUIRKS,
 } from './quirks.js';
-export type { InsertFix, InsertPayload, TransientErrorRule, VendorQuirks } from './quirks.js';
+export type {
+  InsertFix,
+  InsertPayload,
+  TransientErrorRule,
+  VendorQuirkRule,
+  VendorQuirks,
+} from './quirks.js';
 export { BootMode, PowerAction, PowerState } from './redfish-client.js';
 export type {
   BootOverride,

@@ -18,6 +18,11 @@ export interface VendorQuirks {
   readonly resyncBootModeAfterTarget: boolean;
   /** Only slots whose Id matches can take an image. @default - any slot */
   readonly slotIds?: RegExp;
+  /**
+   * A boot-mode change is applied by a BIOS job when the host starts: reboot, then wait for
+   * the mode to read back (see {@link BOOT_MODE_JOB}).
+   */
+  readonly bootModeByBiosJob: boolean;
 }
 
 /** A vendor rule: when the identity matches, its quirks override the defaults. */
@@ -26,6 +31,8 @@ export interface VendorQuirkRule {
   readonly manufacturer: RegExp;
   /** @default - any model */
   readonly model?: RegExp;
+  /** Matches the Model of one of the System's Managers. @default - any Manager */
+  readonly managerModel?: RegExp;
   readonly quirks: Partial<VendorQuirks>;
   /** Where the behaviour is documented. */
   readonly source: string;
@@ -37,6 +44,7 @@ export const DEFAULT_QUIRKS: VendorQuirks = {
   alwaysSendBootEnabled: false,
   fullBootRequest: false,
   resyncBootModeAfterTarget: false,
+  bootModeByBiosJob: false,
 };
 
 /** Applied in order; later rules override earlier ones, so exceptions come after the rule. */
@@ -56,7 +64,7 @@ export const VENDOR_QUIRKS: readonly VendorQuirkRule[] = [
   },
   {
     name: 'ami-asrockrack',
-    manufacturer: /^(ami|asrockrack)\b/i,
+    manufacturer: /^(ami|american megatrends|asrockrack)\b/i,
     quirks: { fullBootRequest: true },
     source: 'ironic VENDORS_REQUIRING_FULL_BOOT_REQUEST',
   },
@@ -66,18 +74,43 @@ export const VENDOR_QUIRKS: readonly VendorQuirkRule[] = [
     quirks: { slotIds: /^EXT\d+$/i },
     source: 'Lenovo XCC REST API: EXT1..EXT4 take images, Remote{N}/RDOC{N} do not',
   },
+  {
+    name: 'dell',
+    manufacturer: /^dell\b/i,
+    quirks: { bootModeByBiosJob: true },
+    // ironic waits like this for every vendor; only Dell is known to need it ("at least Dell
+    // machines"), and elsewhere the wait would cost a needless power cycle.
+    source: 'ironic redfish/management.py _wait_for_boot_mode: Dell applies it by a BIOS job',
+  },
+  {
+    // iDRAC10 is told by its Manager's Model, as ironic does (drac/boot.py
+    // _get_idrac_version_from_model): the first two characters are the server generation
+    // ("17G Monolithic"), and a generation above 16 means iDRAC10. Not by FirmwareVersion:
+    // iDRAC10 restarted its numbering (ironic redfish/boot.py _validate_vendor), so a 2.x
+    // could as well be an old iDRAC8 firmware. Neither sushy nor the System says more.
+    name: 'dell-idrac10',
+    manufacturer: /^dell\b/i,
+    managerModel: /^(?:1[7-9]|[2-9]\d)(?!\d)/,
+    quirks: { slotIds: /^1$/ },
+    source:
+      'ironic drac/boot.py _get_acceptable_media_id (bug 2125571): only VirtualMedia Id "1", ' +
+      'and iDRAC10 may list its slots out of order',
+  },
 ];
 
-/** The quirks of a System, from its Manufacturer and Model. */
+/** The quirks of a System, from its Manufacturer and Model and the Models of its Managers. */
 export function quirksFor(identity: {
   readonly manufacturer?: string | undefined;
   readonly model?: string | undefined;
+  readonly managerModels?: readonly string[];
 }): { readonly quirks: VendorQuirks; readonly rules: readonly string[] } {
   let quirks = DEFAULT_QUIRKS;
   const rules: string[] = [];
   for (const rule of VENDOR_QUIRKS) {
     if (!rule.manufacturer.test(identity.manufacturer ?? '')) continue;
     if (rule.model && !rule.model.test(identity.model ?? '')) continue;
+    const managerModel = rule.managerModel;
+    if (managerModel && !(identity.managerModels ?? []).some((m) => managerModel.test(m))) continue;
     quirks = { ...quirks, ...rule.quirks };
     rules.push(rule.name);
   }
@@ -173,6 +206,27 @@ export const DELL_CONFIG_PENDING = {
   name: 'dell-lc068-config-pending',
   matches: (err: RedfishError): boolean => err.hasMessageId('LC068'),
   source: 'sushy-oem-idrac set_virtual_boot_device: LC068 -> reboot once, then retry',
+} as const;
+
+/**
+ * Dell's boot-mode BIOS job: ironic reboots, then reads the mode every 15 s for up to 900 s
+ * (`BOOT_MODE_CONFIG_INTERVAL`, `[redfish]boot_mode_config_timeout`), and puts the power back
+ * as it was.
+ */
+export const BOOT_MODE_JOB = {
+  pollMs: 15_000,
+  timeoutMs: 900_000,
+  source: 'ironic redfish/management.py _wait_for_boot_mode; [redfish]boot_mode_config_timeout',
+} as const;
+
+/**
+ * Where a refused boot PATCH is sent next, relative to the System: DMTF Tacklebox tries the
+ * settings resources that some BMCs want but do not link (`systems.py set_system_boot`).
+ * The only paths this client builds rather than follows.
+ */
+export const BOOT_SETTINGS_FALLBACK = {
+  paths: ['Settings', 'SD'],
+  source: 'DMTF Redfish-Tacklebox redfish_utilities/systems.py set_system_boot workarounds',
 } as const;
 
 /** The body of an InsertMedia POST. */

@@ -8,6 +8,8 @@ import { parseRedfishAddress } from './address.js';
 import type { RedfishEndpoint } from './address.js';
 import { RedfishError, RedfishErrorCode } from './errors.js';
 import {
+  BOOT_MODE_JOB,
+  BOOT_SETTINGS_FALLBACK,
   DELL_CONFIG_PENDING,
   DELL_IMPORT_RETRIES,
   DELL_VIRTUAL_CD_BOOT,
@@ -20,6 +22,7 @@ import type { InsertPayload, VendorQuirks } from './quirks.js';
 import { RedfishHttp } from './redfish-http.js';
 import type { RedfishHttpOptions } from './redfish-http.js';
 import type {
+  BootMode,
   BootOverrideRequest,
   MediaSlot,
   PowerAction,
@@ -56,6 +59,13 @@ export interface UndiciRedfishClientOptions extends Omit<
   readonly mediaTimeoutMs?: number;
   /** Delay between the whole-slot insert retries on 5xx. @default 3_000 (ironic) */
   readonly insertRetryDelayMs?: number;
+  /** Interval of boot-mode reads while a Dell BIOS job applies it. @default 15_000 (ironic) */
+  readonly bootModePollMs?: number;
+  /**
+   * How long a Dell BIOS job may take to apply the boot mode.
+   * @default 900_000 (ironic [redfish]boot_mode_config_timeout)
+   */
+  readonly bootModeTimeoutMs?: number;
 }
 
 interface Layout {
@@ -80,6 +90,8 @@ export class UndiciRedfishClient implements RedfishClient {
   private readonly http: RedfishHttp;
   private readonly clock: Clock;
   private layoutPromise: Promise<Layout> | undefined;
+  /** Where boot PATCHes go since the System refused one and a Tacklebox fallback took it. */
+  private bootSettingsPath: string | undefined;
   /** Raw slot resources by path, as last read (their actions and ETags). */
   private readonly rawSlots = new Map<string, { body: VirtualMedia; etag: string | undefined }>();
 
@@ -139,13 +151,13 @@ export class UndiciRedfishClient implements RedfishClient {
         break;
       } catch (err) {
         if (!(err instanceof RedfishError) || (err.status !== 400 && err.status !== 409)) throw err;
+        // "Already in that state" comes as 400 or 409 on some BMCs.
+        if (!restart && (await this.getSystem()).powerState === goal) return goal;
         if (action === 'On' && POWER_ON_CONFLICT.matches(err)) {
           if (attempt >= POWER_ON_CONFLICT.policy.attempts) throw err;
           await this.clock.sleep(POWER_ON_CONFLICT.policy.baseDelayMs);
           continue;
         }
-        // "Already in that state" comes as 400 or 409 on some BMCs.
-        if (!restart && (await this.getSystem()).powerState === goal) return goal;
         throw err;
       }
     }
@@ -222,33 +234,9 @@ export class UndiciRedfishClient implements RedfishClient {
   }
 
   async setBootOverride(request: BootOverrideRequest = {}): Promise<void> {
-    const { systemPath, quirks, dellImportTarget } = await this.layout();
+    const { quirks, dellImportTarget } = await this.layout();
     const enabled = request.enabled ?? 'Once';
-    const read = async (): Promise<{
-      path: string;
-      boot: ComputerSystem['Boot'];
-      etag?: string;
-    }> => {
-      const res = await this.http.get<ComputerSystem>(systemPath);
-      const settings = res.body?.['@Redfish.Settings']?.SettingsObject?.['@odata.id'];
-      if (settings !== undefined) {
-        // Nokia, iDRAC10: boot settings go to the SettingsObject when it carries them.
-        const pending = await this.http.get<ComputerSystem>(settings);
-        if (pending.body?.Boot !== undefined)
-          return {
-            path: settings,
-            boot: { ...res.body?.Boot, ...pending.body.Boot },
-            etag: pending.etag ?? '',
-          };
-      }
-      return { path: systemPath, boot: res.body?.Boot, etag: res.etag ?? '' };
-    };
-    const patch = async (boot: Record<string, string>): Promise<void> => {
-      const current = await read();
-      await this.http.send('PATCH', current.path, { Boot: boot }, { etag: current.etag });
-    };
-
-    const current = await read();
+    const current = await this.readBoot();
     const allowed = current.boot?.['BootSourceOverrideTarget@Redfish.AllowableValues'] ?? [];
     let target: string = request.target ?? 'Cd';
     if (
@@ -260,6 +248,12 @@ export class UndiciRedfishClient implements RedfishClient {
     // HPE Gen9 has no BootSourceOverrideMode: setting it is unsupported, and skipped.
     const modeKnown = current.boot !== undefined && 'BootSourceOverrideMode' in current.boot;
     const mode = request.mode !== undefined && modeKnown ? request.mode : undefined;
+    // A mode that a BIOS job applies shows in the SettingsObject before it is in force; only
+    // the System says whether it is.
+    const modeInForce = quirks.bootModeByBiosJob
+      ? current.systemBoot?.BootSourceOverrideMode
+      : current.boot?.BootSourceOverrideMode;
+    const changeMode = mode !== undefined && modeInForce !== mode;
     // metal3's idrac-virtualmedia:// sets the CD boot through Dell's configuration job, as
     // ironic's idrac-redfish-virtual-media does; the mode still goes through the System.
     const dellJob =
@@ -268,17 +262,11 @@ export class UndiciRedfishClient implements RedfishClient {
       target === 'Cd' &&
       enabled === 'Once';
     if (dellJob) {
-      if (mode !== undefined && current.boot?.BootSourceOverrideMode !== mode)
-        await patch({ BootSourceOverrideMode: mode });
+      if (changeMode) await this.setBootMode(mode);
       await this.importDellBootJob(dellImportTarget);
       return;
     }
-    if (
-      mode !== undefined &&
-      !quirks.fullBootRequest &&
-      current.boot?.BootSourceOverrideMode !== mode
-    )
-      await patch({ BootSourceOverrideMode: mode });
+    if (changeMode && !quirks.fullBootRequest) await this.setBootMode(mode);
 
     const boot: Record<string, string> = { BootSourceOverrideTarget: target };
     if (
@@ -287,15 +275,107 @@ export class UndiciRedfishClient implements RedfishClient {
       current.boot?.BootSourceOverrideEnabled !== enabled
     )
       boot['BootSourceOverrideEnabled'] = enabled;
-    if (quirks.fullBootRequest && mode !== undefined) boot['BootSourceOverrideMode'] = mode;
-    await patch(boot);
+    // AMI/ASRockRack refuse a PATCH without the mode; ironic sends the current one, else UEFI.
+    if (quirks.fullBootRequest && modeKnown)
+      boot['BootSourceOverrideMode'] = mode ?? current.boot?.BootSourceOverrideMode ?? 'UEFI';
+    await this.patchBoot(boot);
     // Supermicro resets the mode to BIOS when the device changes.
     if (quirks.resyncBootModeAfterTarget && mode !== undefined)
-      await patch({ BootSourceOverrideMode: mode });
+      await this.patchBoot({ BootSourceOverrideMode: mode });
   }
 
   close(): Promise<void> {
     return this.http.close();
+  }
+
+  /**
+   * Where boot settings go, and what they read: the System's `Boot`, overlaid with its
+   * SettingsObject's when that carries `Boot` (Nokia, iDRAC10), or the settings resource a
+   * Tacklebox fallback found.
+   */
+  private async readBoot(): Promise<{
+    path: string;
+    boot: ComputerSystem['Boot'];
+    systemBoot: ComputerSystem['Boot'];
+    etag: string;
+  }> {
+    const { systemPath } = await this.layout();
+    const res = await this.http.get<ComputerSystem>(systemPath);
+    const systemBoot = res.body?.Boot;
+    const settings =
+      res.body?.['@Redfish.Settings']?.SettingsObject?.['@odata.id'] ?? this.bootSettingsPath;
+    if (settings !== undefined) {
+      const pending = await this.http.get<ComputerSystem>(settings);
+      if (pending.body?.Boot !== undefined || settings === this.bootSettingsPath)
+        return {
+          path: settings,
+          boot: { ...systemBoot, ...pending.body?.Boot },
+          systemBoot,
+          etag: pending.etag ?? '',
+        };
+    }
+    return { path: systemPath, boot: systemBoot, systemBoot, etag: res.etag ?? '' };
+  }
+
+  /**
+   * PATCHes `Boot` where {@link readBoot} says. When the System itself refuses it (≥ 400),
+   * tries `{System}/Settings`, then `{System}/SD`, as Tacklebox does; if those fail too, the
+   * System's error is the one that counts.
+   */
+  private async patchBoot(boot: Record<string, string>): Promise<void> {
+    const { systemPath } = await this.layout();
+    const current = await this.readBoot();
+    try {
+      await this.http.send('PATCH', current.path, { Boot: boot }, { etag: current.etag });
+    } catch (err) {
+      if (current.path !== systemPath || !(err instanceof RedfishError) || (err.status ?? 0) < 400)
+        throw err;
+      for (const name of BOOT_SETTINGS_FALLBACK.paths) {
+        const path = `${systemPath}/${name}`;
+        try {
+          // Tacklebox PATCHes only a resource that reads, with its ETag.
+          const { etag } = await this.http.get(path);
+          await this.http.send('PATCH', path, { Boot: boot }, { etag: etag ?? '' });
+        } catch (fallbackErr) {
+          if (fallbackErr instanceof RedfishError) continue;
+          throw fallbackErr;
+        }
+        this.bootSettingsPath = path;
+        return;
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Sets the boot mode. Where a BIOS job applies it (Dell), the mode reads back only after the
+   * host has started: like ironic, restart the host, poll until the mode reads back, and leave
+   * the power as it was. A host that was off is powered off again, because bootFromIso powers
+   * it on only once the boot override is in place (as after Dell's LC068 reboot).
+   */
+  private async setBootMode(mode: BootMode): Promise<void> {
+    const { systemPath, quirks } = await this.layout();
+    await this.patchBoot({ BootSourceOverrideMode: mode });
+    if (!quirks.bootModeByBiosJob) return;
+    const applied = (system: SystemInfo): boolean => system.boot.mode === mode;
+    const before = await this.getSystem();
+    if (applied(before)) return;
+    const wasOn = before.powerState === 'On' || before.powerState === 'PoweringOn';
+    await this.setPower(wasOn ? 'ForceRestart' : 'On');
+    try {
+      await this.poll(
+        () => this.getSystem(),
+        applied,
+        `BootSourceOverrideMode ${mode} (applied by a BIOS job after the restart)`,
+        systemPath,
+        this.options.bootModePollMs ?? BOOT_MODE_JOB.pollMs,
+        this.options.bootModeTimeoutMs ?? BOOT_MODE_JOB.timeoutMs,
+      );
+    } catch (err) {
+      if (!wasOn) await this.setPower('ForceOff').catch(() => undefined);
+      throw err;
+    }
+    if (!wasOn) await this.setPower('ForceOff');
   }
 
   /** Posts Dell's boot job and follows it, waiting out the errors sushy-oem-idrac waits out. */
@@ -349,15 +429,16 @@ export class UndiciRedfishClient implements RedfishClient {
     }
     const system = (await this.http.get<ComputerSystem>(systemPath)).body ?? {};
     const managers = links(system.Links?.ManagedBy ?? system.Links?.Managers);
-    const { quirks, rules } = quirksFor({ manufacturer: system.Manufacturer, model: system.Model });
 
     const collections: { path: string; owner: 'system' | 'manager' }[] = [];
     const systemMedia = system.VirtualMedia?.['@odata.id'];
     if (systemMedia !== undefined) collections.push({ path: systemMedia, owner: 'system' });
     let dellImportTarget: string | undefined;
+    const managerModels: string[] = [];
     for (const managerPath of managers) {
       try {
         const manager = (await this.http.get<Manager>(managerPath)).body ?? {};
+        if (manager.Model !== undefined) managerModels.push(manager.Model);
         for (const [name, action] of Object.entries(manager.Actions?.Oem ?? {})) {
           if (name.endsWith('#OemManager.ImportSystemConfiguration') && action.target)
             dellImportTarget ??= action.target;
@@ -370,6 +451,11 @@ export class UndiciRedfishClient implements RedfishClient {
         if (systemMedia === undefined) throw err;
       }
     }
+    const { quirks, rules } = quirksFor({
+      manufacturer: system.Manufacturer,
+      model: system.Model,
+      managerModels,
+    });
     const slotPaths: { path: string; owner: 'system' | 'manager'; dvdOnly: boolean }[] = [];
     for (const collection of collections) {
       const members = links((await this.http.get<Collection>(collection.path)).body?.Members);

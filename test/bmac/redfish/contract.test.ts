@@ -7,9 +7,16 @@ import type { Peer, RunningPeer } from '../../support/redfish-peers.js';
 // One contract, every peer: what the controller relies on must hold on sushy-tools as on each
 // simulated vendor. A peer that cannot start fails its tests; none is skipped.
 const peers: Peer[] = [
-  ...['generic', 'idrac9', 'ilo6', 'supermicro', 'lenovo-xcc', 'async-tasks'].map((p) =>
-    simulatorPeer(p),
-  ),
+  ...[
+    'generic',
+    'idrac9',
+    'idrac10',
+    'ilo6',
+    'supermicro',
+    'lenovo-xcc',
+    'asrockrack',
+    'async-tasks',
+  ].map((p) => simulatorPeer(p)),
   // metal3's idrac-virtualmedia:// boots the CD through Dell's configuration job.
   simulatorPeer('idrac9', 'idrac-virtualmedia'),
   sushyPeer,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   backoffDelay,
+  BOOT_MODE_JOB,
+  BOOT_SETTINGS_FALLBACK,
   DEFAULT_QUIRKS,
   DELL_CONFIG_PENDING,
   DELL_IMPORT_RETRIES,
@@ -72,7 +74,38 @@ describe('vendor quirks keyed on Manufacturer and Model', () => {
   it('sends the full boot request to AMI and ASRockRack', () => {
     expect(quirksFor({ manufacturer: 'AMI' }).quirks.fullBootRequest).toBe(true);
     expect(quirksFor({ manufacturer: 'ASRockRack' }).quirks.fullBootRequest).toBe(true);
+    expect(
+      quirksFor({ manufacturer: 'American Megatrends International' }).quirks.fullBootRequest,
+    ).toBe(true);
     expect(quirksFor({ manufacturer: 'Amiga' }).quirks.fullBootRequest).toBe(false);
+  });
+
+  it('tells iDRAC10 by its Manager Model (generation 17 and up) and uses only slot 1', () => {
+    const idrac10 = quirksFor({ manufacturer: 'Dell Inc.', managerModels: ['17G Monolithic'] });
+    expect(idrac10.rules).toEqual(['dell', 'dell-idrac10']);
+    expect(idrac10.quirks.slotIds?.test('1')).toBe(true);
+    expect(idrac10.quirks.slotIds?.test('2')).toBe(false);
+    expect(quirksFor({ manufacturer: 'Dell Inc.', managerModels: ['18G DCS'] }).rules).toContain(
+      'dell-idrac10',
+    );
+    for (const model of ['16G Monolithic', '14G Modular', '12G Modular', 'iDRAC'])
+      expect(quirksFor({ manufacturer: 'Dell Inc.', managerModels: [model] }).rules).toEqual([
+        'dell',
+      ]);
+    // The Manager Model alone is not enough: it must be a Dell System.
+    expect(quirksFor({ manufacturer: 'Contoso', managerModels: ['17G Monolithic'] }).rules).toEqual(
+      [],
+    );
+  });
+
+  it('waits for Dell’s BIOS job to apply the boot mode: every 15 s, up to 900 s', () => {
+    expect(quirksFor({ manufacturer: 'Dell Inc.' }).quirks.bootModeByBiosJob).toBe(true);
+    expect(quirksFor({ manufacturer: 'HPE' }).quirks.bootModeByBiosJob).toBe(false);
+    expect(BOOT_MODE_JOB).toMatchObject({ pollMs: 15_000, timeoutMs: 900_000 });
+  });
+
+  it('falls back to {System}/Settings, then {System}/SD, as Tacklebox does', () => {
+    expect(BOOT_SETTINGS_FALLBACK.paths).toEqual(['Settings', 'SD']);
   });
 
   it('inserts only into Lenovo EXT slots', () => {

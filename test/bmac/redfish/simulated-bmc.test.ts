@@ -6,9 +6,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { bootFromIso, UndiciRedfishClient } from '../../../src/bmac/redfish/index.js';
 import type { UndiciRedfishClientOptions } from '../../../src/bmac/redfish/index.js';
 import {
+  ASROCKRACK,
   ASYNC_TASKS,
   errorBody,
   GENERIC,
+  IDRAC10,
   IDRAC9,
   ILO6,
   PERSONALITIES,
@@ -214,7 +216,9 @@ describe('the simulated BMC', () => {
     await bootFromIso(client, ISO);
     expect(bmc.counts['POST ImportSystemConfiguration']).toBe(2);
     expect(bmc.events.filter((e) => e.kind === 'power').map((e) => e.detail)).toEqual([
-      'Off', // ForceRestart: off at once,
+      'On', // the host starts so the BIOS job applies the UEFI boot mode,
+      'Off', // and goes back off;
+      'Off', // LC068: ForceRestart, off at once,
       'On', // then on, applying the pending configuration
       'Off', // off again before the boot override is in place
       'On', // the workflow's power-on
@@ -390,6 +394,216 @@ describe('vendor quirks, end to end against their personalities', () => {
     await client.setBootOverride({ mode: 'UEFI' });
     expect(sleeps.some((ms) => ms >= 2_500)).toBe(true);
     expect(bmc.state().boot).toMatchObject({ target: 'Cd', enabled: 'Once', mode: 'UEFI' });
+  });
+});
+
+/**
+ * Fake time: it stands still and jumps ahead by every sleep. Give `now` to the simulator as
+ * well, so its BIOS jobs and conflict windows follow the skipped waits.
+ */
+function skippingClock() {
+  const start = Date.now();
+  let skipped = 0;
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    now: () => start + skipped,
+    sleep: (ms: number) => {
+      sleeps.push(ms);
+      skipped += ms;
+      return new Promise<void>((resolve) => setImmediate(resolve));
+    },
+  };
+}
+
+describe('iDRAC10, Tacklebox settings, Dell’s boot-mode BIOS job and AMI full boot requests', () => {
+  const cleanup: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const fn of cleanup.splice(0).reverse()) await fn();
+  });
+  /** A simulated BMC and a client on one fake clock. */
+  async function host(
+    personality: Personality,
+    power: 'On' | 'Off' = 'Off',
+    extra: Partial<UndiciRedfishClientOptions> = {},
+  ) {
+    const clock = skippingClock();
+    const bmc = await startSimulatedBmc({ personality, power, clock });
+    const client = new UndiciRedfishClient({
+      address: bmc.address,
+      credentials: bmc.credentials,
+      ...FAST,
+      clock,
+      ...extra,
+    });
+    cleanup.push(
+      () => bmc.stop(),
+      () => client.close(),
+    );
+    return { bmc, client, clock };
+  }
+  const powerEvents = (bmc: SimulatedBmc) =>
+    bmc.events.filter((e) => e.kind === 'power').map((e) => e.detail);
+  const patchBoot = (bmc: SimulatedBmc, boot: Record<string, string>) =>
+    fetch(`${bmc.origin}/redfish/v1/Systems/${bmc.personality.systemId}`, {
+      method: 'PATCH',
+      headers: {
+        authorization: `Basic ${Buffer.from('admin:password').toString('base64')}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ Boot: boot }),
+    });
+
+  it('inserts into iDRAC10 slot 1 only, though the BMC lists slot 2 first', async () => {
+    const { bmc, client } = await host(IDRAC10);
+    expect((await client.discover()).quirks).toEqual(['dell', 'dell-idrac10']);
+    await bootFromIso(client, ISO);
+    expect(bmc.counts['POST InsertMedia']).toBe(1);
+    expect(bmc.state().slots).toEqual([
+      { id: '2', image: undefined, inserted: false },
+      { id: '1', image: ISO, inserted: true },
+    ]);
+    expect(bmc.state().bootedImage).toBe(ISO);
+    // Boot settings went to the SettingsObject, never to the System.
+    expect(bmc.counts['PATCH /Systems/System.Embedded.1/Settings']).toBe(2);
+    expect(bmc.counts['PATCH /Systems/{id}']).toBeUndefined();
+  });
+
+  it('without the iDRAC10 rule the image lands in slot 2 and the host boots from disk', async () => {
+    // The same BMC with a 16G Manager: the client sees an iDRAC9 and takes the first slot.
+    const { bmc, client } = await host({ ...IDRAC10, managerModel: '16G Monolithic' });
+    await bootFromIso(client, ISO);
+    expect(bmc.state().slots.find((s) => s.inserted)?.id).toBe('2');
+    expect(bmc.state().bootedImage).toBeUndefined();
+  });
+
+  it('waits out iDRAC10’s 409 to "On" right after a power-off, 10 s at a time', async () => {
+    const { bmc, client, clock } = await host(
+      { ...IDRAC10, powerOnConflictMs: 15_000, powerDelayMs: 0 },
+      'On',
+    );
+    await bootFromIso(client, ISO);
+    // Twice: the start for the BIOS job, and the workflow's power-on, each right after an Off.
+    expect(clock.sleeps.filter((ms) => ms === 10_000)).toHaveLength(4);
+    expect(bmc.counts['POST Reset']).toBe(8); // off, 2 × (on refused twice, on), off
+    expect(bmc.state().bootedImage).toBe(ISO);
+  });
+
+  it.each(['Settings', 'SD'] as const)(
+    'sends the boot PATCH to {System}/%s when the System refuses it (Tacklebox)',
+    async (where) => {
+      const { bmc, client } = await host({
+        ...GENERIC,
+        name: `boot-in-${where}`,
+        hiddenBootSettings: where,
+      });
+      await bootFromIso(client, ISO);
+      // Refused once; after that the client goes straight to the resource that took it.
+      expect(bmc.counts['PATCH /Systems/{id}']).toBe(1);
+      expect(bmc.counts[`PATCH /Systems/1/${where}`]).toBe(2); // mode, then target
+      expect(bmc.state().boot).toMatchObject({ mode: 'UEFI' });
+      expect(bmc.state().bootedImage).toBe(ISO);
+    },
+  );
+
+  it('reports the System’s own error when neither /Settings nor /SD takes the boot', async () => {
+    const { bmc, client } = await host(GENERIC);
+    bmc.script({
+      method: 'PATCH',
+      path: /\/Systems\/1$/,
+      times: 1,
+      action: {
+        status: 400,
+        body: errorBody('Base.1.8.PropertyValueNotInList', 'BootSourceOverrideTarget Cd'),
+      },
+    });
+    await expect(client.setBootOverride({ target: 'Cd' })).rejects.toMatchObject({
+      status: 400,
+      method: 'PATCH',
+      path: '/redfish/v1/Systems/1',
+      messageId: 'Base.1.8.PropertyValueNotInList',
+    });
+    expect(bmc.counts['GET /Systems/1/Settings']).toBe(1);
+    expect(bmc.counts['GET /Systems/1/SD']).toBe(1);
+  });
+
+  it('restarts a Dell host for the boot-mode BIOS job, reads it every 15 s, then powers off', async () => {
+    const { bmc, client, clock } = await host({
+      ...IDRAC9,
+      bootModeJobMs: 40_000,
+      powerDelayMs: 0,
+    });
+    await bootFromIso(client, ISO);
+    // Read at once, then at 15, 30 and 45 s: the job ends at 40 s.
+    expect(clock.sleeps.filter((ms) => ms === 15_000)).toHaveLength(3);
+    expect(powerEvents(bmc)).toEqual(['On', 'Off', 'On']);
+    expect(
+      bmc.events.filter((e) => e.kind === 'boot-mode' || e.kind === 'boot').map((e) => e.detail),
+    ).toEqual(['UEFI pending a BIOS job', 'disk', 'UEFI', ISO]);
+    expect(bmc.state().bootedImage).toBe(ISO);
+  });
+
+  it('keeps a running Dell host running after the boot-mode restart', async () => {
+    const { bmc, client } = await host({ ...IDRAC9, powerDelayMs: 0 }, 'On');
+    await client.setBootOverride({ mode: 'UEFI' });
+    expect(powerEvents(bmc)).toEqual(['Off', 'On']);
+    expect(bmc.state()).toMatchObject({ power: 'On', boot: { mode: 'UEFI' } });
+  });
+
+  it('gives up on a Dell boot mode that never reads back, naming the System', async () => {
+    const { bmc, client, clock } = await host(
+      { ...IDRAC9, bootModeJobMs: 3_600_000, powerDelayMs: 0 },
+      'Off',
+      { bootModePollMs: 20_000, bootModeTimeoutMs: 120_000 },
+    );
+    await expect(client.setBootOverride({ mode: 'UEFI' })).rejects.toMatchObject({
+      code: 'REDFISH_TIMEOUT',
+      path: '/redfish/v1/Systems/System.Embedded.1',
+      message: expect.stringContaining('BootSourceOverrideMode UEFI') as unknown,
+    });
+    expect(clock.sleeps.filter((ms) => ms === 20_000)).toHaveLength(6);
+    expect(bmc.state().power).toBe('Off'); // as it was
+  });
+
+  it('gives up after 900 s by default', async () => {
+    const { client, clock } = await host({
+      ...IDRAC9,
+      bootModeJobMs: 3_600_000,
+      powerDelayMs: 0,
+    });
+    await expect(client.setBootOverride({ mode: 'UEFI' })).rejects.toMatchObject({
+      code: 'REDFISH_TIMEOUT',
+    });
+    expect(clock.sleeps.filter((ms) => ms === 15_000)).toHaveLength(60);
+  });
+
+  it('sends ASRockRack (AMI) Target, Enabled and Mode in one PATCH; it refuses less', async () => {
+    const { bmc, client } = await host(ASROCKRACK);
+    const refused = await patchBoot(bmc, { BootSourceOverrideTarget: 'Cd' });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      error: {
+        '@Message.ExtendedInfo': [
+          {
+            MessageId: 'Base.1.12.PropertyMissing',
+            RelatedProperties: ['#/Boot/BootSourceOverrideEnabled'],
+          },
+        ],
+      },
+    });
+    expect(bmc.state().boot.target).toBe('None');
+
+    await bootFromIso(client, ISO);
+    expect(bmc.counts['PATCH /Systems/Self']).toBe(2); // the refused one, and the client's
+    expect(bmc.state().bootedImage).toBe(ISO);
+  });
+
+  it('a client that does not know the board is AMI fails against it', async () => {
+    const { client } = await host({ ...ASROCKRACK, manufacturer: 'Contoso' });
+    await expect(bootFromIso(client, ISO)).rejects.toMatchObject({
+      status: 400,
+      messageId: 'Base.1.12.PropertyMissing',
+    });
   });
 });
 

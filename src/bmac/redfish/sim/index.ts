@@ -1,8 +1,10 @@
 export { mulberry32, startBmcFleet } from './bmc-fleet.js';
 export type { BmcFleet, BmcFleetOptions } from './bmc-fleet.js';
 export {
+  ASROCKRACK,
   ASYNC_TASKS,
   GENERIC,
+  IDRAC10,
   IDRAC9,
   ILO6,
   LENOVO_XCC,

@@ -12,6 +12,11 @@ export interface SlotSpec {
   readonly insertBy: 'action' | 'patch' | 'none';
   /** Answer 400 to any insert (Cisco internal vKVM slots). @default false */
   readonly rejectInsert?: boolean;
+  /**
+   * The host boots the CD override from an image in this slot. iDRAC10 takes an image in its
+   * slot 2 but boots only slot 1 (ironic bug 2125571). @default true
+   */
+  readonly bootable?: boolean;
 }
 
 /** How a simulated BMC behaves. */
@@ -22,6 +27,10 @@ export interface Personality {
   readonly model: string;
   readonly systemId: string;
   readonly managerId: string;
+  /** The Manager's Model, e.g. Dell's "17G Monolithic". @default `${vendor} BMC` */
+  readonly managerModel?: string;
+  /** The Manager's FirmwareVersion. @default '1.0.0' */
+  readonly firmwareVersion?: string;
   /** Where the VirtualMedia collection is linked from. */
   readonly virtualMedia: 'system' | 'manager';
   readonly slots: readonly SlotSpec[];
@@ -39,6 +48,21 @@ export interface Personality {
   readonly resetModeOnTarget: boolean;
   /** Boot settings go to `{System}/Settings`; PATCH on the System's Boot is refused. */
   readonly settingsObject: boolean;
+  /**
+   * Boot settings go to `{System}/{this}`, which the System does not link; PATCH on the
+   * System's Boot is refused (what DMTF Tacklebox's workaround is for).
+   */
+  readonly hiddenBootSettings: 'Settings' | 'SD' | undefined;
+  /**
+   * A Boot PATCH must carry Target, Enabled and Mode, else 400 PropertyMissing (AMI,
+   * ASRockRack; ironic VENDORS_REQUIRING_FULL_BOOT_REQUEST).
+   */
+  readonly fullBootRequest: boolean;
+  /**
+   * A boot-mode change is a BIOS job: it stays pending until the host powers on, and reads
+   * back this long after (Dell). `undefined`: it applies at once.
+   */
+  readonly bootModeJobMs: number | undefined;
   /** InsertMedia asks for TransferProtocolType, in one of the two known error shapes. */
   readonly requireTransferProtocol: 'no' | 'general-error' | 'parameter-missing';
   /** InsertMedia asks for UserName/Password (NVIDIA DGX). */
@@ -62,6 +86,11 @@ export interface Personality {
   readonly resetTypes: readonly string[];
   /** Power actions to the current state get 409 (instead of a no-op 204). */
   readonly conflictWhenInState: boolean;
+  /**
+   * For this long after the host reached Off, "On" gets 409 ActionParameterValueConflict
+   * (iDRAC10; ironic power_on_conflict_retry_*). 0: never.
+   */
+  readonly powerOnConflictMs: number;
   /** For this long after power-on, a Boot PATCH gets 400 UnableToModifyDuringSystemPOST (iLO). */
   readonly postWindowMs: number;
   /** The System links its Managers with `Links.Managers` (Huawei) instead of `ManagedBy`. */
@@ -95,6 +124,9 @@ export const GENERIC: Personality = {
   requireBootEnabled: false,
   resetModeOnTarget: false,
   settingsObject: false,
+  hiddenBootSettings: undefined,
+  fullBootRequest: false,
+  bootModeJobMs: undefined,
   requireTransferProtocol: 'no',
   requireCredentials: false,
   rejectInsertedParam: false,
@@ -107,12 +139,16 @@ export const GENERIC: Personality = {
   powerDelayMs: 30,
   resetTypes: STANDARD_RESETS,
   conflictWhenInState: false,
+  powerOnConflictMs: 0,
   postWindowMs: 0,
   linksManagers: false,
   dellOemBoot: false,
 };
 
-/** Dell iDRAC9 (firmware ≥ 6): System VirtualMedia slots 1 and 2, stale Inserted, 409s. */
+/**
+ * Dell iDRAC9 (firmware ≥ 6): System VirtualMedia slots 1 and 2, stale Inserted, 409s, and a
+ * boot mode that a BIOS job applies when the host starts.
+ */
 export const IDRAC9: Personality = {
   ...GENERIC,
   name: 'idrac9',
@@ -121,6 +157,9 @@ export const IDRAC9: Personality = {
   model: 'PowerEdge R650',
   systemId: 'System.Embedded.1',
   managerId: 'iDRAC.Embedded.1',
+  managerModel: '15G Monolithic',
+  firmwareVersion: '7.00.00.00',
+  bootModeJobMs: 0,
   slots: [
     { id: '1', mediaTypes: ['CD', 'DVD'], insertBy: 'action' },
     { id: '2', mediaTypes: ['USBStick'], insertBy: 'action' },
@@ -130,6 +169,40 @@ export const IDRAC9: Personality = {
   dellOemBoot: true,
   taskMs: undefined,
   resetTypes: [...STANDARD_RESETS, 'Nmi', 'PushPowerButton', 'PowerCycle'],
+};
+
+/**
+ * Dell iDRAC10 (17G servers): System VirtualMedia only, listed out of order, and only slot 1
+ * boots; boot settings through the SettingsObject. The 409 on "On" right after a power-off
+ * (`powerOnConflictMs`) is off here, so a fleet on real time does not wait 10 s per host; tests
+ * turn it on with a fake clock.
+ */
+export const IDRAC10: Personality = {
+  ...IDRAC9,
+  name: 'idrac10',
+  model: 'PowerEdge R770',
+  managerModel: '17G Monolithic',
+  firmwareVersion: '2.00.00.00', // iDRAC10 restarted its numbering (ironic _validate_vendor)
+  slots: [
+    { id: '2', mediaTypes: ['CD', 'DVD', 'USBStick'], insertBy: 'action', bootable: false },
+    { id: '1', mediaTypes: ['CD', 'DVD', 'USBStick'], insertBy: 'action' },
+  ],
+  settingsObject: true,
+};
+
+/**
+ * An ASRockRack board with AMI MegaRAC firmware: every Boot PATCH must carry Target, Enabled
+ * and Mode.
+ */
+export const ASROCKRACK: Personality = {
+  ...GENERIC,
+  name: 'asrockrack',
+  vendor: 'AMI',
+  manufacturer: 'ASRockRack',
+  model: 'ROMED8-2T',
+  systemId: 'Self',
+  managerId: 'Self',
+  fullBootRequest: true,
 };
 
 /** HPE iLO 5/6: Manager VirtualMedia slot 2, `Image: ""`, eject needs `{}`, weak ETags. */
@@ -205,5 +278,8 @@ export const ASYNC_TASKS: Personality = {
 
 /** Every personality, by name. */
 export const PERSONALITIES: Readonly<Record<string, Personality>> = Object.fromEntries(
-  [GENERIC, IDRAC9, ILO6, SUPERMICRO, LENOVO_XCC, ASYNC_TASKS].map((p) => [p.name, p]),
+  [GENERIC, IDRAC9, IDRAC10, ILO6, SUPERMICRO, LENOVO_XCC, ASROCKRACK, ASYNC_TASKS].map((p) => [
+    p.name,
+    p,
+  ]),
 );

@@ -91,6 +91,12 @@ export interface SimulatedBmcOptions {
   readonly random?: () => number;
   /** Port to listen on. @default 0 (any) */
   readonly port?: number;
+  /**
+   * The simulator's time, for what it measures in time (BIOS jobs, the power-on conflict,
+   * stale Inserted, sessions). Share a test's fake clock so its skipped waits count here too.
+   * @default Date.now
+   */
+  readonly clock?: { readonly now: () => number };
 }
 
 interface SlotState {
@@ -108,6 +114,13 @@ interface BootState {
   target: string;
   enabled: string;
   mode: string;
+}
+
+/** A boot-mode change waiting for its BIOS job (Dell). */
+interface PendingMode {
+  readonly mode: string;
+  /** When the job finishes; set when the host powers on. */
+  appliesAt: number | undefined;
 }
 
 /** One simulated BMC. */
@@ -171,6 +184,8 @@ class Simulation implements SimulatedBmc {
   private power: string;
   private powerTransition: { to: 'On' | 'Off'; timer: NodeJS.Timeout } | undefined;
   private poweredOnAt = 0;
+  private poweredOffAt = 0;
+  private pendingMode: PendingMode | undefined;
   private systemVersion = 1;
   private readonly boot: BootState;
   private readonly slots: SlotState[];
@@ -244,6 +259,7 @@ class Simulation implements SimulatedBmc {
   }
 
   state(): ReturnType<SimulatedBmc['state']> {
+    this.applyPendingMode();
     return {
       power: this.power,
       slots: this.slots.map((s) => ({ id: s.spec.id, image: s.image, inserted: s.inserted })),
@@ -380,6 +396,7 @@ class Simulation implements SimulatedBmc {
     req: IncomingMessage,
   ): Outcome | (() => Outcome) | undefined {
     const p = this.personality;
+    this.applyPendingMode();
     if (method === 'GET') return this.get(path);
     const async = p.taskMs !== undefined;
     const ifMatch = req.headers['if-match'];
@@ -394,11 +411,7 @@ class Simulation implements SimulatedBmc {
       if (check) return check;
       return async ? () => this.reset(body) : this.reset(body);
     }
-    if (
-      method === 'PATCH' &&
-      (path === this.systemPath || path === `${this.systemPath}/Settings`)
-    ) {
-      if (path === `${this.systemPath}/Settings` && !p.settingsObject) return undefined;
+    if (method === 'PATCH' && (path === this.systemPath || path === this.bootSettingsPath())) {
       const stale = this.checkEtag(ifMatch, this.systemVersion);
       if (stale) return stale;
       return this.patchBoot(path, body);
@@ -452,28 +465,28 @@ class Simulation implements SimulatedBmc {
         return json(collection(`${ROOT}/Managers`, [this.managerPath]));
       case this.systemPath:
         return json(this.systemBody(), this.systemVersion, 'GET, HEAD, PATCH');
-      case `${this.systemPath}/Settings`:
-        return p.settingsObject
-          ? json(
-              {
-                '@odata.id': `${this.systemPath}/Settings`,
-                Boot: {
-                  BootSourceOverrideTarget: this.boot.target,
-                  BootSourceOverrideEnabled: this.boot.enabled,
-                  BootSourceOverrideMode: this.boot.mode,
-                },
-              },
-              this.systemVersion,
-              'GET, HEAD, PATCH',
-            )
-          : undefined;
+      case this.bootSettingsPath():
+        // The settings resource shows what is pending, a BIOS job's mode included.
+        return json(
+          {
+            '@odata.id': path,
+            Boot: {
+              BootSourceOverrideTarget: this.boot.target,
+              'BootSourceOverrideTarget@Redfish.AllowableValues': p.bootTargets,
+              BootSourceOverrideEnabled: this.boot.enabled,
+              BootSourceOverrideMode: this.pendingMode?.mode ?? this.boot.mode,
+            },
+          },
+          this.systemVersion,
+          'GET, HEAD, PATCH',
+        );
       case this.managerPath:
         return json({
           '@odata.id': this.managerPath,
           Id: p.managerId,
           ManagerType: 'BMC',
-          Model: `${p.vendor} BMC`,
-          FirmwareVersion: '1.0.0',
+          Model: p.managerModel ?? `${p.vendor} BMC`,
+          FirmwareVersion: p.firmwareVersion ?? '1.0.0',
           ...(p.virtualMedia === 'manager'
             ? { VirtualMedia: { '@odata.id': this.mediaPath } }
             : {}),
@@ -640,6 +653,20 @@ class Simulation implements SimulatedBmc {
         status: 409,
         body: errorBody('Base.1.8.ActionParameterValueConflict', `the server is already ${goal}`),
       };
+    if (
+      goal === 'On' &&
+      this.power === 'Off' &&
+      this.now() - this.poweredOffAt < this.personality.powerOnConflictMs
+    )
+      return {
+        status: 409,
+        body: errorBody(
+          'Base.1.12.ActionParameterValueConflict',
+          `The parameter ResetType with the requested value of ${type} conflicts with the ` +
+            'current state of the server, which is still powering off.',
+          ['#/ResetType'],
+        ),
+      };
     return undefined;
   }
 
@@ -680,17 +707,43 @@ class Simulation implements SimulatedBmc {
     this.record('power', to);
     if (to === 'On') {
       this.poweredOnAt = this.now();
+      // The BIOS job of a pending boot mode runs as the host starts.
+      if (this.pendingMode && this.pendingMode.appliesAt === undefined)
+        this.pendingMode.appliesAt = this.now() + (this.personality.bootModeJobMs ?? 0);
+      this.applyPendingMode();
       this.bootHost();
     } else {
+      this.poweredOffAt = this.now();
       this.bootedImage = undefined;
     }
+  }
+
+  /** Finishes the boot-mode BIOS job if its time has come. */
+  private applyPendingMode(): void {
+    const pending = this.pendingMode;
+    if (pending?.appliesAt === undefined || this.now() < pending.appliesAt) return;
+    this.pendingMode = undefined;
+    this.boot.mode = pending.mode;
+    this.systemVersion++;
+    this.record('boot-mode', pending.mode);
+  }
+
+  /** Where Boot PATCHes go besides the System, if anywhere. */
+  private bootSettingsPath(): string | undefined {
+    const p = this.personality;
+    if (p.settingsObject) return `${this.systemPath}/Settings`;
+    if (p.hiddenBootSettings !== undefined) return `${this.systemPath}/${p.hiddenBootSettings}`;
+    return undefined;
   }
 
   /** The firmware picks the boot device: the virtual CD when everything is in place. */
   private bootHost(): void {
     const p = this.personality;
     const cd = this.slots.find(
-      (s) => s.inserted && s.spec.mediaTypes.some((t) => t === 'CD' || t === 'DVD'),
+      (s) =>
+        s.inserted &&
+        s.spec.bootable !== false &&
+        s.spec.mediaTypes.some((t) => t === 'CD' || t === 'DVD'),
     );
     const overrideCd = p.cdTargets.includes(this.boot.target) && this.boot.enabled !== 'Disabled';
     const modeOk = !p.bootModeField || this.boot.mode === 'UEFI';
@@ -712,6 +765,19 @@ class Simulation implements SimulatedBmc {
         status: 400,
         body: errorBody('Base.1.8.PropertyNotWritable', 'use the SettingsObject', ['#/Boot']),
       };
+    if (
+      p.hiddenBootSettings !== undefined &&
+      path === this.systemPath &&
+      body?.['Boot'] !== undefined
+    )
+      return {
+        status: 400,
+        body: errorBody(
+          'Base.1.8.PropertyNotWritable',
+          'The property Boot is a read only property and cannot be assigned a value.',
+          ['#/Boot'],
+        ),
+      };
     if (p.postWindowMs > 0 && this.power === 'On' && this.now() - this.poweredOnAt < p.postWindowMs)
       return {
         status: 400,
@@ -723,6 +789,20 @@ class Simulation implements SimulatedBmc {
     const target = text(boot['BootSourceOverrideTarget']);
     const enabled = text(boot['BootSourceOverrideEnabled']);
     const mode = text(boot['BootSourceOverrideMode']);
+    if (p.fullBootRequest) {
+      const missing = (
+        ['BootSourceOverrideTarget', 'BootSourceOverrideEnabled', 'BootSourceOverrideMode'] as const
+      ).find((name) => boot[name] === undefined);
+      if (missing !== undefined)
+        return {
+          status: 400,
+          body: errorBody(
+            'Base.1.12.PropertyMissing',
+            `The property ${missing} is a required property and must be included in the request.`,
+            [`#/Boot/${missing}`],
+          ),
+        };
+    }
     if (target !== undefined && !p.bootTargets.includes(target))
       return {
         status: 400,
@@ -737,7 +817,11 @@ class Simulation implements SimulatedBmc {
       };
     if (mode !== undefined && (!p.bootModeField || !['UEFI', 'Legacy'].includes(mode)))
       return { status: 400, body: errorBody('Base.1.8.PropertyUnknown', 'BootSourceOverrideMode') };
-    if (mode !== undefined) {
+    if (mode !== undefined && p.bootModeJobMs !== undefined) {
+      // Dell: a BIOS job, run when the host next starts; the System shows the old mode.
+      this.pendingMode = mode === this.boot.mode ? undefined : { mode, appliesAt: undefined };
+      if (this.pendingMode) this.record('boot-mode', `${mode} pending a BIOS job`);
+    } else if (mode !== undefined) {
       this.boot.mode = mode;
       this.record('boot-mode', this.boot.mode);
     }
@@ -1109,7 +1193,7 @@ class Simulation implements SimulatedBmc {
   }
 
   private now(): number {
-    return Date.now();
+    return this.options.clock?.now() ?? Date.now();
   }
 }
 
