@@ -372,6 +372,7 @@ export class UndiciRedfishClient implements RedfishClient {
         this.options.bootModeTimeoutMs ?? BOOT_MODE_JOB.timeoutMs,
       );
     } catch (err) {
+      // Put the power back if we can; the mode that never showed is the error to report.
       if (!wasOn) await this.setPower('ForceOff').catch(() => undefined);
       throw err;
     }
