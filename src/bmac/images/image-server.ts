@@ -7,7 +7,17 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  mkdir,
+  open,
+  readFile,
+  readdir,
+  rename,
+  rm,
+  stat,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -40,6 +50,14 @@ export interface ImageServerOptions {
   readonly clock?: Clock;
   /** How long a download from the source may take. @default 30 min */
   readonly downloadTimeoutMs?: number;
+  /**
+   * Size limit of the blobs on disk. When a new image would push the cache over it, the least
+   * recently used blobs are deleted (never one being served, never a download in flight); their
+   * URLs keep working and download the source again. A single image larger than the limit is
+   * kept until the next one arrives.
+   * @default 20 GiB
+   */
+  readonly maxCacheBytes?: number;
 }
 
 /** Counters, for tests and benchmarks. */
@@ -47,6 +65,8 @@ export interface ImageServerStats {
   upstreamDownloads: number;
   requests: number;
   bytesServed: number;
+  /** Blobs deleted to keep the cache under `maxCacheBytes`. */
+  evictions: number;
 }
 
 /** A running image server. */
@@ -73,11 +93,34 @@ export class ImageSourceError extends SiteForgeError {
 
 const SMALL_RANGE = 4 << 20;
 
+/** A blob in the cache, as the server tracks it. */
+interface CacheEntry {
+  readonly size: number;
+  /** When it was last served or stored (clock ms); kept on disk as the blob's mtime. */
+  lastUsed: number;
+  /** Its place in the order of uses (the LRU order; ties of `lastUsed` broken). */
+  useOrder: number;
+  /** The `lastUsed` last written to the blob's mtime. */
+  storedUse: number;
+  /** Responses reading it now; it is not evicted while there are any. */
+  readers: number;
+}
+
+/** A cached blob held against eviction while a response reads it. */
+interface Lease {
+  readonly sha256: string;
+  readonly entry: CacheEntry;
+}
+
 /** A download in progress: how far it got, for readers that stream it through. */
 class Flight {
   written = 0;
   size: number | undefined;
   finished = false;
+  /** Responses streaming it through; they become readers of its blob when it is stored. */
+  readers = 0;
+  /** Its blob, once stored. */
+  entry: CacheEntry | undefined;
   /** Resolves when the source answered (and `size` is known), rejects if it failed first. */
   readonly started: Promise<void>;
   private resolveStarted!: () => void;
@@ -107,8 +150,12 @@ class Flight {
     });
   }
 
-  finish(): void {
+  /** Hands its readers over to the stored blob. */
+  finish(entry: CacheEntry): void {
     this.finished = true;
+    this.entry = entry;
+    entry.readers += this.readers;
+    this.readers = 0;
   }
 
   fail(err: Error): void {
@@ -158,16 +205,31 @@ export async function startImageServer(options: ImageServerOptions): Promise<Ima
 
 class ImageServerImpl implements ImageServer {
   origin = '';
-  readonly stats: ImageServerStats = { upstreamDownloads: 0, requests: 0, bytesServed: 0 };
+  readonly stats: ImageServerStats = {
+    upstreamDownloads: 0,
+    requests: 0,
+    bytesServed: 0,
+    evictions: 0,
+  };
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private readonly clock: Clock;
+  private readonly maxCacheBytes: number;
   private readonly downloads = new Map<string, Download>();
   private readonly refs = new Map<string, RefRecord>();
+  /** The blobs on disk, by SHA-256. */
+  private readonly cache = new Map<string, CacheEntry>();
+  /** Blobs being deleted: a download of the same bytes waits before storing its copy. */
+  private readonly evicting = new Map<string, Promise<void>>();
   private readonly handles = new Map<string, Promise<FileHandle>>();
+  /** mtime updates under way, awaited by stop() so a restart sees them. */
+  private readonly touches = new Set<Promise<void>>();
+  /** Uses so far, numbering them for the LRU order. */
+  private uses = 0;
 
   constructor(private readonly options: ImageServerOptions) {
     this.clock = options.clock ?? systemClock;
+    this.maxCacheBytes = options.maxCacheBytes ?? 20 * 1024 ** 3;
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch((err: unknown) => {
         if (!res.headersSent) {
@@ -191,7 +253,10 @@ class ImageServerImpl implements ImageServer {
   async listen(): Promise<void> {
     await mkdir(join(this.options.cacheDir, 'refs'), { recursive: true });
     await mkdir(join(this.options.cacheDir, 'blobs'), { recursive: true });
+    // Downloads a previous run left unfinished cannot be resumed.
+    await rm(join(this.options.cacheDir, 'tmp'), { recursive: true, force: true });
     await mkdir(join(this.options.cacheDir, 'tmp'), { recursive: true });
+    await this.loadCache();
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', resolve);
@@ -199,6 +264,26 @@ class ImageServerImpl implements ImageServer {
     const { address, port } = this.server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address;
     this.origin = `${this.options.tls ? 'https' : 'http'}://${host}:${String(port)}`;
+  }
+
+  /** Lists the blobs on disk with their sizes and last uses, and trims them to the limit. */
+  private async loadCache(): Promise<void> {
+    const dir = join(this.options.cacheDir, 'blobs');
+    for (const name of await readdir(dir)) {
+      const match = /^([0-9a-f]{64})\.iso$/.exec(name);
+      if (!match) continue;
+      const { size, mtimeMs } = await stat(join(dir, name));
+      this.cache.set(match[1]!, {
+        size,
+        lastUsed: mtimeMs,
+        useOrder: 0,
+        storedUse: mtimeMs,
+        readers: 0,
+      });
+    }
+    for (const entry of [...this.cache.values()].sort((a, b) => a.lastUsed - b.lastUsed))
+      entry.useOrder = ++this.uses;
+    await this.evict();
   }
 
   async urlFor(sourceUrl: string, ttlSeconds = 86_400): Promise<string> {
@@ -212,7 +297,11 @@ class ImageServerImpl implements ImageServer {
 
   async prefetch(sourceUrl: string): Promise<void> {
     const ref = await this.register(sourceUrl);
-    if ((await this.cachedBlob(ref)) === undefined) await this.download(ref, sourceUrl).done;
+    const record = await this.readRef(ref);
+    const entry = record?.sha256 === undefined ? undefined : this.cache.get(record.sha256);
+    // A download under way is awaited even when its blob is stored: it may still be evicting.
+    if (entry !== undefined && !this.downloads.has(ref)) this.touch(record!.sha256!, entry);
+    else await this.download(ref, sourceUrl).done;
   }
 
   async stop(): Promise<void> {
@@ -226,6 +315,7 @@ class ImageServerImpl implements ImageServer {
     const handles = [...this.handles.values()];
     this.handles.clear();
     await Promise.all(handles.map(async (h) => (await h).close().catch(() => undefined)));
+    await Promise.all([...this.evicting.values(), ...this.touches]);
   }
 
   /** Records the source under its reference (on disk, so a restart keeps the URLs valid). */
@@ -262,18 +352,75 @@ class ImageServerImpl implements ImageServer {
     return join(this.options.cacheDir, 'blobs', `${sha256}.iso`);
   }
 
-  /** The record of a reference whose blob is on disk, else `undefined`. */
-  private async cachedBlob(
-    ref: string,
-  ): Promise<(RefRecord & { sha256: string; size: number }) | undefined> {
-    const record = await this.readRef(ref);
-    if (record?.sha256 === undefined || record.size === undefined) return undefined;
-    try {
-      await stat(this.blobPath(record.sha256));
-      return { ...record, sha256: record.sha256, size: record.size };
-    } catch {
-      return undefined; // removed from the cache: download again
+  /**
+   * Holds the cached blob of a reference for a response, or `undefined` when it is not in the
+   * cache (never downloaded, or evicted). Synchronous, so no eviction can come in between.
+   */
+  private acquire(record: RefRecord | undefined): Lease | undefined {
+    if (record?.sha256 === undefined) return undefined;
+    const entry = this.cache.get(record.sha256);
+    if (entry === undefined) return undefined;
+    entry.readers++;
+    this.touch(record.sha256, entry);
+    return { sha256: record.sha256, entry };
+  }
+
+  private release(entry: CacheEntry): void {
+    entry.readers--;
+    if (entry.readers === 0) void this.evict();
+  }
+
+  /**
+   * Marks a blob used now. The mtime on disk follows at most once a second per blob, so the
+   * LRU order survives a restart without a write per range.
+   */
+  private touch(sha256: string, entry: CacheEntry): void {
+    const now = this.clock.now();
+    entry.lastUsed = Math.max(entry.lastUsed, now);
+    entry.useOrder = ++this.uses;
+    if (Math.abs(now - entry.storedUse) < 1000) return;
+    entry.storedUse = now;
+    const touched = utimes(this.blobPath(sha256), now / 1000, now / 1000)
+      .catch(() => undefined) // evicted meanwhile
+      .finally(() => this.touches.delete(touched));
+    this.touches.add(touched);
+  }
+
+  /**
+   * Deletes least recently used blobs until the blobs and the downloads in flight fit
+   * `maxCacheBytes`. Blobs being read stay, and so does the most recently used one (the
+   * newest image, even when it alone is over the limit).
+   * @returns when the deleted blobs are gone from disk
+   */
+  private evict(): Promise<void> {
+    let used = 0;
+    for (const entry of this.cache.values()) used += entry.size;
+    for (const { flight } of this.downloads.values())
+      if (!flight.finished) used += flight.size ?? flight.written;
+    if (used <= this.maxCacheBytes) return this.evictions();
+    const candidates = [...this.cache]
+      .sort(([, a], [, b]) => a.useOrder - b.useOrder)
+      .slice(0, -1)
+      .filter(([, entry]) => entry.readers === 0);
+    for (const [sha256, entry] of candidates) {
+      if (used <= this.maxCacheBytes) break;
+      this.cache.delete(sha256);
+      used -= entry.size;
+      this.stats.evictions++;
+      const handle = this.handles.get(sha256);
+      this.handles.delete(sha256);
+      const removed = (async () => {
+        await handle?.then((h) => h.close()).catch(() => undefined);
+        await rm(this.blobPath(sha256), { force: true }).catch(() => undefined);
+      })().finally(() => this.evicting.delete(sha256));
+      this.evicting.set(sha256, removed);
     }
+    return this.evictions();
+  }
+
+  /** Resolves when the blobs being deleted are gone. */
+  private async evictions(): Promise<void> {
+    await Promise.all(this.evicting.values());
   }
 
   /** The download of a reference, started once however many ask at the same time. */
@@ -304,6 +451,7 @@ class ImageServerImpl implements ImageServer {
       const length = Number(res.headers.get('content-length') ?? NaN);
       file = await open(flight.path, 'w');
       flight.start(Number.isSafeInteger(length) ? length : undefined);
+      void this.evict(); // make room for it now, when its size is known
       const out = file;
       await pipeline(
         Readable.fromWeb(res.body as WebReadableStream<Uint8Array>),
@@ -334,14 +482,46 @@ class ImageServerImpl implements ImageServer {
       throw failure;
     }
     const sha256 = hash.digest('hex');
-    // Keyed by content: a second source with the same bytes shares the blob. Readers that
-    // opened the temporary file keep reading it after the rename.
-    await rename(flight.path, this.blobPath(sha256));
+    const entry = await this.store(flight, sha256);
     const record = { source, sha256, size: flight.written };
-    await writeFile(this.refPath(ref), JSON.stringify(record));
-    this.refs.set(ref, record);
-    flight.finish();
+    try {
+      await writeFile(this.refPath(ref), JSON.stringify(record));
+      this.refs.set(ref, record);
+    } finally {
+      this.release(entry); // held by store()
+    }
+    await this.evict();
     return record;
+  }
+
+  /**
+   * Moves a finished download into the cache. Keyed by content: a second source with the same
+   * bytes shares the blob. Readers that opened the temporary file keep reading it.
+   * @returns its cache entry, held (call {@link release})
+   */
+  private async store(flight: Flight, sha256: string): Promise<CacheEntry> {
+    const now = this.clock.now();
+    let entry = this.cache.get(sha256);
+    if (entry !== undefined) {
+      entry.readers++;
+      flight.finish(entry);
+      await rm(flight.path, { force: true });
+    } else {
+      await this.evicting.get(sha256);
+      await rename(flight.path, this.blobPath(sha256));
+      entry = this.cache.get(sha256) ?? {
+        size: flight.written,
+        lastUsed: now,
+        useOrder: 0,
+        storedUse: -Infinity,
+        readers: 0,
+      };
+      this.cache.set(sha256, entry);
+      entry.readers++;
+      flight.finish(entry);
+    }
+    this.touch(sha256, entry);
+    return entry;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -366,85 +546,94 @@ class ImageServerImpl implements ImageServer {
       this.plain(res, 404, 'no such image');
       return;
     }
-    const cached = await this.cachedBlob(claims.ref);
-    if (cached) {
-      await this.serveBlob(req, res, cached);
-      return;
+    // Not cached (yet, or any more): stream the bytes through as they arrive, when the source
+    // said how many there will be; otherwise wait for the whole download. A blob evicted
+    // between its download and this response is downloaded again, a few times at most.
+    for (let attempt = 1; ; attempt++) {
+      const lease = this.acquire(this.refs.get(claims.ref) ?? record);
+      if (lease !== undefined && (await this.serveBlob(req, res, lease))) return;
+      if (attempt > 3) throw new Error(`the blob of ${claims.ref} keeps vanishing from the cache`);
+      const { flight, done } = this.download(claims.ref, record.source);
+      await flight.started;
+      if (
+        flight.size !== undefined &&
+        !flight.finished &&
+        (await this.serveFlight(req, res, flight))
+      )
+        return;
+      await done;
     }
-    // Not cached yet: stream the bytes through as they arrive, when the source said how many
-    // there will be; otherwise wait for the whole download.
-    const { flight, done } = this.download(claims.ref, record.source);
-    await flight.started;
-    if (flight.size === undefined || flight.finished) {
-      await this.serveBlob(req, res, await this.downloaded(claims.ref, done));
-      return;
-    }
-    await this.serveFlight(req, res, flight, done, claims.ref);
   }
 
-  /** The cached blob of `ref` once its download is `done`. */
-  private async downloaded(
-    ref: string,
-    done: Promise<RefRecord>,
-  ): Promise<RefRecord & { sha256: string; size: number }> {
-    await done;
-    const blob = await this.cachedBlob(ref);
-    if (blob === undefined) throw new Error(`the blob of ${ref} vanished from the cache`);
-    return blob;
-  }
-
-  /** Serves a blob from the cache. */
+  /**
+   * Serves a held blob from the cache, and releases it.
+   * @returns false, with nothing sent, when its file is gone (then it is forgotten)
+   */
   private async serveBlob(
     req: IncomingMessage,
     res: ServerResponse,
-    blob: RefRecord & { sha256: string; size: number },
-  ): Promise<void> {
-    const etag = `"${blob.sha256}"`;
-    const range = this.respondHeaders(req, res, blob.size, etag);
-    if (range === undefined) return;
-    const [start, end] = range;
-    const length = end - start + 1;
-    this.stats.bytesServed += length;
-    // One descriptor per blob, shared by every range (positional reads), instead of an
-    // open/close per request: BMCs read an ISO in thousands of small ranges. A range up to
-    // 4 MiB is one read and one write; larger ones stream.
-    const handle = await this.openBlob(blob.sha256);
-    if (length <= SMALL_RANGE) {
-      res.end(await readFully(handle, start, length));
-      return;
+    lease: Lease,
+  ): Promise<boolean> {
+    try {
+      // One descriptor per blob, shared by every range (positional reads), instead of an
+      // open/close per request: BMCs read an ISO in thousands of small ranges.
+      let handle: FileHandle;
+      try {
+        handle = await this.openBlob(lease.sha256);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        if (this.cache.get(lease.sha256) === lease.entry) this.cache.delete(lease.sha256);
+        return false;
+      }
+      const etag = `"${lease.sha256}"`;
+      const range = this.respondHeaders(req, res, lease.entry.size, etag);
+      if (range === undefined) return true;
+      const [start, end] = range;
+      const length = end - start + 1;
+      this.stats.bytesServed += length;
+      // A range up to 4 MiB is one read and one write; larger ones stream.
+      if (length <= SMALL_RANGE) {
+        res.end(await readFully(handle, start, length));
+        return true;
+      }
+      await pipeline(
+        createReadStream(this.blobPath(lease.sha256), {
+          fd: handle.fd,
+          autoClose: false,
+          start,
+          end,
+          highWaterMark: 1 << 20,
+        }),
+        res,
+      );
+      return true;
+    } finally {
+      this.release(lease.entry);
     }
-    await pipeline(
-      createReadStream(this.blobPath(blob.sha256), {
-        fd: handle.fd,
-        autoClose: false,
-        start,
-        end,
-        highWaterMark: 1 << 20,
-      }),
-      res,
-    );
   }
 
-  /** Serves a range of a download in progress, each part as soon as it is on disk. */
+  /**
+   * Serves a range of a download in progress, each part as soon as it is on disk.
+   * @returns false, with nothing sent, when the download is no longer in progress
+   */
   private async serveFlight(
     req: IncomingMessage,
     res: ServerResponse,
     flight: Flight,
-    done: Promise<RefRecord>,
-    ref: string,
-  ): Promise<void> {
+  ): Promise<boolean> {
+    // Counted as a reader of the blob it becomes, so that is not evicted under this response.
+    flight.readers++;
     let file: FileHandle;
     try {
       file = await open(flight.path, 'r');
     } catch {
-      // It finished (and was renamed) between the check and the open.
-      await this.serveBlob(req, res, await this.downloaded(ref, done));
-      return;
+      this.leave(flight);
+      return false; // it finished (and was renamed) or failed meanwhile
     }
     try {
       // No ETag yet: the content hash is known only at the end.
       const range = this.respondHeaders(req, res, flight.size ?? 0, undefined);
-      if (range === undefined) return;
+      if (range === undefined) return true;
       const [start, end] = range;
       this.stats.bytesServed += end - start + 1;
       for (let at = start; at <= end && !res.destroyed;) {
@@ -458,9 +647,17 @@ class ImageServerImpl implements ImageServer {
         at += length;
       }
       res.end();
+      return true;
     } finally {
+      this.leave(flight);
       await file.close();
     }
+  }
+
+  /** Ends a response's read of a download, or of the blob it became. */
+  private leave(flight: Flight): void {
+    if (flight.entry !== undefined) this.release(flight.entry);
+    else flight.readers--;
   }
 
   /**

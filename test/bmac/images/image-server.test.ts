@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, get as httpGet } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   imageRef,
   parseRange,
@@ -122,6 +122,9 @@ describe('the image server', () => {
   });
 
   it('serves ranges the way BMCs read ISOs', async () => {
+    // From the cache: while the first download runs there is no ETag yet (the hash is known
+    // only at the end), which the streaming test covers.
+    await server.prefetch(`${upstreamOrigin}/rhcos.iso`);
     const url = await server.urlFor(`${upstreamOrigin}/rhcos.iso`);
     const part = await fetch(url, { headers: { range: 'bytes=1048576-1049599' } });
     expect(part.status).toBe(206);
@@ -198,6 +201,8 @@ describe('the image server', () => {
       const whole = fetch(url).then(async (r) => Buffer.from(await r.arrayBuffer()));
       release();
       expect((await whole).equals(iso)).toBe(true);
+      // The last byte can reach a reader before the blob is hashed and renamed: wait for that.
+      await server.prefetch(`http://127.0.0.1:${String(port)}/rhcos-slow.iso`);
       const after = await fetch(url, { method: 'HEAD' });
       expect(after.headers.get('etag')).toBe(`"${sha}"`);
       expect(upstreamGets).toBe(1);
@@ -253,5 +258,174 @@ describe('the image server', () => {
     expect((await fetch(url)).status).toBe(502);
     expect(server.stats.upstreamDownloads).toBe(2);
     expect(readdirSync(join(cacheDir, 'tmp'))).toEqual([]);
+  });
+});
+
+describe('image cache eviction', () => {
+  const MiB = 1024 * 1024;
+  /** Image `n` of the upstream: `size` bytes of `n`. */
+  const image = (n: number, size = MiB) => Buffer.alloc(size, n);
+  const shaOf = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+  const BIG = 64 * MiB;
+  let upstream: Server;
+  let upstreamOrigin: string;
+  let gets: Map<string, number>;
+  let release: () => void;
+  let cacheDir: string;
+  let server: ImageServer;
+  let now: number;
+  const clock = { now: () => now, sleep: () => Promise.resolve() };
+
+  beforeEach(async () => {
+    gets = new Map();
+    now = NOW * 1000;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    upstream = createServer((req, res) => {
+      const path = req.url ?? '';
+      gets.set(path, (gets.get(path) ?? 0) + 1);
+      const [, kind, n] = /^\/(iso|big|held)-(\d+)\.iso$/.exec(path) ?? [];
+      const bytes = image(Number(n), kind === 'big' ? BIG : kind === 'held' ? 3 * MiB : MiB);
+      res.writeHead(200, { 'content-length': bytes.length });
+      if (kind !== 'held') {
+        res.end(bytes);
+        return;
+      }
+      res.write(bytes.subarray(0, MiB)); // the rest once the test releases it
+      void held.then(() => res.end(bytes.subarray(MiB)));
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+    upstreamOrigin = `http://127.0.0.1:${String((upstream.address() as AddressInfo).port)}`;
+    cacheDir = mkdtempSync(join(tmpdir(), 'siteforge-images-lru-'));
+  });
+  afterEach(async () => {
+    release();
+    await server.stop();
+    upstream.closeAllConnections();
+    await new Promise<void>((r) =>
+      upstream.close(() => {
+        r();
+      }),
+    );
+    rmSync(cacheDir, { recursive: true, force: true });
+  });
+
+  const start = async (maxCacheBytes: number) => {
+    server = await startImageServer({ cacheDir, key, clock, maxCacheBytes });
+  };
+  const source = (n: number, kind = 'iso') => `${upstreamOrigin}/${kind}-${String(n)}.iso`;
+  /** Prefetches image `n` a minute after the last step, as a BMC fleet would over time. */
+  const prefetch = async (n: number) => {
+    now += 60_000;
+    await server.prefetch(source(n));
+  };
+  const fetchImage = async (n: number, kind = 'iso') => {
+    now += 60_000;
+    const res = await fetch(await server.urlFor(source(n, kind)));
+    return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
+  };
+  const blobs = () =>
+    readdirSync(join(cacheDir, 'blobs'))
+      .map((name) => name.replace(/\.iso$/, ''))
+      .sort();
+  const cachedBytes = () =>
+    readdirSync(join(cacheDir, 'blobs')).reduce(
+      (sum, name) => sum + statSync(join(cacheDir, 'blobs', name)).size,
+      0,
+    );
+  const shasOf = (...ns: number[]) => ns.map((n) => shaOf(image(n))).sort();
+
+  it('keeps the cache under its limit across several distinct ISOs', async () => {
+    await start(3.5 * MiB);
+    for (let n = 1; n <= 8; n++) {
+      await prefetch(n);
+      expect(cachedBytes()).toBeLessThanOrEqual(3.5 * MiB);
+    }
+    expect(blobs()).toEqual(shasOf(6, 7, 8));
+    expect(server.stats.evictions).toBe(5);
+  });
+
+  it('evicts the least recently used ISO, not the one a BMC just read', async () => {
+    await start(2.5 * MiB);
+    await prefetch(1);
+    await prefetch(2);
+    expect((await fetchImage(1)).status).toBe(200);
+    await prefetch(3);
+    expect(blobs()).toEqual(shasOf(1, 3));
+    expect(gets.get('/iso-1.iso')).toBe(1);
+  });
+
+  it("still serves an evicted ISO's URL: it downloads the source again", async () => {
+    await start(1.5 * MiB);
+    const url = await server.urlFor(source(1));
+    await prefetch(1);
+    await prefetch(2);
+    expect(blobs()).toEqual(shasOf(2));
+    const again = await fetch(url);
+    expect(again.status).toBe(200);
+    expect(Buffer.from(await again.arrayBuffer()).equals(image(1))).toBe(true);
+    expect(gets.get('/iso-1.iso')).toBe(2);
+    await server.prefetch(source(1)); // stored once the download is hashed and renamed
+    expect(blobs()).toEqual(shasOf(1));
+    expect(server.stats.evictions).toBe(2);
+  });
+
+  it('does not evict an ISO while a BMC reads it, and evicts it once the read is over', async () => {
+    await start(BIG + MiB / 2); // the big ISO fits, not with another
+    await server.prefetch(source(1, 'big'));
+    const url = new URL(await server.urlFor(source(1, 'big')));
+    // A reader that takes the headers and then stops: 64 MiB cannot fit in the socket buffers
+    // (tcp_rmem and tcp_wmem top out at 32 + 4 MiB here), so the server is still sending.
+    const reader = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpGet(url, (res) => {
+        res.pause();
+        resolve(res);
+      });
+      req.on('error', reject);
+    });
+    await prefetch(2);
+    await prefetch(3);
+    const bigSha = shaOf(image(1, BIG));
+    expect(blobs()).toEqual([bigSha, shaOf(image(3))].sort());
+    expect(server.stats.evictions).toBe(1); // image 2, although the big one was read first
+
+    const hash = createHash('sha256');
+    for await (const part of reader) hash.update(part as Buffer);
+    expect(hash.digest('hex')).toBe(bigSha);
+    await vi.waitFor(
+      () => {
+        expect(blobs()).toEqual(shasOf(3));
+      },
+      { timeout: 10_000 },
+    );
+  });
+
+  it('does not evict a download in flight, nor the ISO it becomes while streamed', async () => {
+    await start(2.5 * MiB);
+    await prefetch(1);
+    await prefetch(2);
+    now += 60_000;
+    const streamed = await fetch(await server.urlFor(source(9, 'held')));
+    // Its 3 MiB are counted as soon as the source announces them: the older images make room.
+    await prefetch(3);
+    expect(readdirSync(join(cacheDir, 'tmp'))).toHaveLength(1);
+    expect(blobs()).toEqual(shasOf(3));
+    release();
+    expect(Buffer.from(await streamed.arrayBuffer()).equals(image(9, 3 * MiB))).toBe(true);
+    await server.prefetch(source(9, 'held'));
+    expect(blobs()).toContain(shaOf(image(9, 3 * MiB)));
+    expect(gets.get('/held-9.iso')).toBe(1);
+  });
+
+  it('keeps the LRU order across a restart', async () => {
+    await start(2.5 * MiB);
+    await prefetch(1);
+    await prefetch(2);
+    expect((await fetchImage(1)).status).toBe(200);
+    await server.stop();
+    await start(2.5 * MiB);
+    await prefetch(3);
+    expect(blobs()).toEqual(shasOf(1, 3));
+    expect((await fetchImage(1)).body.equals(image(1))).toBe(true);
+    expect(gets.get('/iso-1.iso')).toBe(1);
   });
 });
