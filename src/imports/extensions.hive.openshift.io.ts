@@ -582,6 +582,8 @@ export function toJson_AgentClusterInstallSpecIgnitionEndpoint(obj: AgentCluster
  */
 export interface AgentClusterInstallSpecImageSetRef {
   /**
+   * Name of a ClusterImageSet; object names are at most 253 characters.
+   *
    * @schema AgentClusterInstallSpecImageSetRef#name
    */
   readonly name: string;

@@ -13,7 +13,7 @@ export class ExternalSecret extends ApiObject {
    * Returns the apiVersion and kind for "ExternalSecret"
    */
   public static readonly GVK: GroupVersionKind = {
-    apiVersion: 'external-secrets.io/v1beta1',
+    apiVersion: 'external-secrets.io/v1',
     kind: 'ExternalSecret',
   }
 
@@ -1349,6 +1349,1359 @@ export enum ExternalSecretSpecTargetTemplateTemplateFromConfigMapItemsTemplateAs
  * @schema ExternalSecretSpecTargetTemplateTemplateFromSecretItemsTemplateAs
  */
 export enum ExternalSecretSpecTargetTemplateTemplateFromSecretItemsTemplateAs {
+  /** Values */
+  VALUES = "Values",
+  /** KeysAndValues */
+  KEYS_AND_VALUES = "KeysAndValues",
+}
+
+
+/**
+ * A Kubernetes Secret to be kept in sync with values from an external secret store.
+ *
+ * @schema ExternalSecretV1Beta1
+ */
+export class ExternalSecretV1Beta1 extends ApiObject {
+  /**
+   * Returns the apiVersion and kind for "ExternalSecretV1Beta1"
+   */
+  public static readonly GVK: GroupVersionKind = {
+    apiVersion: 'external-secrets.io/v1beta1',
+    kind: 'ExternalSecret',
+  }
+
+  /**
+   * Renders a Kubernetes manifest for "ExternalSecretV1Beta1".
+   *
+   * This can be used to inline resource manifests inside other objects (e.g. as templates).
+   *
+   * @param props initialization props
+   */
+  public static manifest(props: ExternalSecretV1Beta1Props = {}): any {
+    return {
+      ...ExternalSecretV1Beta1.GVK,
+      ...toJson_ExternalSecretV1Beta1Props(props),
+    };
+  }
+
+  /**
+   * Defines a "ExternalSecretV1Beta1" API object
+   * @param scope the scope in which to define this object
+   * @param id a scope-local name for the object
+   * @param props initialization props
+   */
+  public constructor(scope: Construct, id: string, props: ExternalSecretV1Beta1Props = {}) {
+    super(scope, id, {
+      ...ExternalSecretV1Beta1.GVK,
+      ...props,
+    });
+  }
+
+  /**
+   * Renders the object to Kubernetes JSON.
+   */
+  public override toJson(): any {
+    const resolved = super.toJson();
+
+    return {
+      ...ExternalSecretV1Beta1.GVK,
+      ...toJson_ExternalSecretV1Beta1Props(resolved),
+    };
+  }
+}
+
+/**
+ * A Kubernetes Secret to be kept in sync with values from an external secret store.
+ *
+ * @schema ExternalSecretV1Beta1
+ */
+export interface ExternalSecretV1Beta1Props {
+  /**
+   * @schema ExternalSecretV1Beta1#metadata
+   */
+  readonly metadata?: ApiObjectMetadata;
+
+  /**
+   * @schema ExternalSecretV1Beta1#spec
+   */
+  readonly spec?: ExternalSecretV1Beta1Spec;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1Props' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1Props(obj: ExternalSecretV1Beta1Props | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'metadata': obj.metadata,
+    'spec': toJson_ExternalSecretV1Beta1Spec(obj.spec),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1Spec
+ */
+export interface ExternalSecretV1Beta1Spec {
+  /**
+   * Secret keys and the provider values they come from.
+   *
+   * @schema ExternalSecretV1Beta1Spec#data
+   */
+  readonly data?: ExternalSecretV1Beta1SpecData[];
+
+  /**
+   * Provider secrets whose properties all become Secret keys, merged in order.
+   *
+   * @schema ExternalSecretV1Beta1Spec#dataFrom
+   */
+  readonly dataFrom?: ExternalSecretV1Beta1SpecDataFrom[];
+
+  /**
+   * How often values are read again (Go duration; 0s reads once).
+   *
+   * @schema ExternalSecretV1Beta1Spec#refreshInterval
+   */
+  readonly refreshInterval?: string;
+
+  /**
+   * @schema ExternalSecretV1Beta1Spec#refreshPolicy
+   */
+  readonly refreshPolicy?: ExternalSecretV1Beta1SpecRefreshPolicy;
+
+  /**
+   * The store to read from.
+   *
+   * @schema ExternalSecretV1Beta1Spec#secretStoreRef
+   */
+  readonly secretStoreRef?: ExternalSecretV1Beta1SpecSecretStoreRef;
+
+  /**
+   * The Secret to create or update.
+   *
+   * @schema ExternalSecretV1Beta1Spec#target
+   */
+  readonly target?: ExternalSecretV1Beta1SpecTarget;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1Spec' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1Spec(obj: ExternalSecretV1Beta1Spec | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'data': obj.data?.map(y => toJson_ExternalSecretV1Beta1SpecData(y)),
+    'dataFrom': obj.dataFrom?.map(y => toJson_ExternalSecretV1Beta1SpecDataFrom(y)),
+    'refreshInterval': obj.refreshInterval,
+    'refreshPolicy': obj.refreshPolicy,
+    'secretStoreRef': toJson_ExternalSecretV1Beta1SpecSecretStoreRef(obj.secretStoreRef),
+    'target': toJson_ExternalSecretV1Beta1SpecTarget(obj.target),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecData
+ */
+export interface ExternalSecretV1Beta1SpecData {
+  /**
+   * @schema ExternalSecretV1Beta1SpecData#remoteRef
+   */
+  readonly remoteRef: ExternalSecretV1Beta1SpecDataRemoteRef;
+
+  /**
+   * Key in the Kubernetes Secret.
+   *
+   * @schema ExternalSecretV1Beta1SpecData#secretKey
+   */
+  readonly secretKey: string;
+
+  /**
+   * Another store to read this value from.
+   *
+   * @schema ExternalSecretV1Beta1SpecData#sourceRef
+   */
+  readonly sourceRef?: ExternalSecretV1Beta1SpecDataSourceRef;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecData' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecData(obj: ExternalSecretV1Beta1SpecData | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'remoteRef': toJson_ExternalSecretV1Beta1SpecDataRemoteRef(obj.remoteRef),
+    'secretKey': obj.secretKey,
+    'sourceRef': toJson_ExternalSecretV1Beta1SpecDataSourceRef(obj.sourceRef),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataFrom
+ */
+export interface ExternalSecretV1Beta1SpecDataFrom {
+  /**
+   * Read every key/value pair of one provider secret.
+   *
+   * @schema ExternalSecretV1Beta1SpecDataFrom#extract
+   */
+  readonly extract?: ExternalSecretV1Beta1SpecDataFromExtract;
+
+  /**
+   * Find provider secrets by name or tags.
+   *
+   * @schema ExternalSecretV1Beta1SpecDataFrom#find
+   */
+  readonly find?: ExternalSecretV1Beta1SpecDataFromFind;
+
+  /**
+   * Rewrites of the keys, applied in order.
+   *
+   * @schema ExternalSecretV1Beta1SpecDataFrom#rewrite
+   */
+  readonly rewrite?: ExternalSecretV1Beta1SpecDataFromRewrite[];
+
+  /**
+   * A store or generator to read from.
+   *
+   * @schema ExternalSecretV1Beta1SpecDataFrom#sourceRef
+   */
+  readonly sourceRef?: ExternalSecretV1Beta1SpecDataFromSourceRef;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecDataFrom' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecDataFrom(obj: ExternalSecretV1Beta1SpecDataFrom | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'extract': toJson_ExternalSecretV1Beta1SpecDataFromExtract(obj.extract),
+    'find': toJson_ExternalSecretV1Beta1SpecDataFromFind(obj.find),
+    'rewrite': obj.rewrite?.map(y => toJson_ExternalSecretV1Beta1SpecDataFromRewrite(y)),
+    'sourceRef': toJson_ExternalSecretV1Beta1SpecDataFromSourceRef(obj.sourceRef),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecRefreshPolicy
+ */
+export enum ExternalSecretV1Beta1SpecRefreshPolicy {
+  /** CreatedOnce */
+  CREATED_ONCE = "CreatedOnce",
+  /** Periodic */
+  PERIODIC = "Periodic",
+  /** OnChange */
+  ON_CHANGE = "OnChange",
+}
+
+/**
+ * The store to read from.
+ *
+ * @schema ExternalSecretV1Beta1SpecSecretStoreRef
+ */
+export interface ExternalSecretV1Beta1SpecSecretStoreRef {
+  /**
+   * SecretStore (the default) or ClusterSecretStore.
+   *
+   * @schema ExternalSecretV1Beta1SpecSecretStoreRef#kind
+   */
+  readonly kind?: ExternalSecretV1Beta1SpecSecretStoreRefKind;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecSecretStoreRef#name
+   */
+  readonly name?: string;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecSecretStoreRef' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecSecretStoreRef(obj: ExternalSecretV1Beta1SpecSecretStoreRef | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'kind': obj.kind,
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * The Secret to create or update.
+ *
+ * @schema ExternalSecretV1Beta1SpecTarget
+ */
+export interface ExternalSecretV1Beta1SpecTarget {
+  /**
+   * @schema ExternalSecretV1Beta1SpecTarget#creationPolicy
+   */
+  readonly creationPolicy?: ExternalSecretV1Beta1SpecTargetCreationPolicy;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecTarget#deletionPolicy
+   */
+  readonly deletionPolicy?: ExternalSecretV1Beta1SpecTargetDeletionPolicy;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecTarget#immutable
+   */
+  readonly immutable?: boolean;
+
+  /**
+   * Name of the Secret; defaults to the ExternalSecret's name.
+   *
+   * @schema ExternalSecretV1Beta1SpecTarget#name
+   */
+  readonly name?: string;
+
+  /**
+   * Blueprint of the Secret (type, metadata, templated data).
+   *
+   * @schema ExternalSecretV1Beta1SpecTarget#template
+   */
+  readonly template?: ExternalSecretV1Beta1SpecTargetTemplate;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecTarget' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecTarget(obj: ExternalSecretV1Beta1SpecTarget | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'creationPolicy': obj.creationPolicy,
+    'deletionPolicy': obj.deletionPolicy,
+    'immutable': obj.immutable,
+    'name': obj.name,
+    'template': toJson_ExternalSecretV1Beta1SpecTargetTemplate(obj.template),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataRemoteRef
+ */
+export interface ExternalSecretV1Beta1SpecDataRemoteRef {
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataRemoteRef#conversionStrategy
+   */
+  readonly conversionStrategy?: ExternalSecretV1Beta1SpecDataRemoteRefConversionStrategy;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataRemoteRef#decodingStrategy
+   */
+  readonly decodingStrategy?: ExternalSecretV1Beta1SpecDataRemoteRefDecodingStrategy;
+
+  /**
+   * Key of the secret in the provider.
+   *
+   * @schema ExternalSecretV1Beta1SpecDataRemoteRef#key
+   */
+  readonly key: string;
+
+  /**
+   * Fetch also reads the provider secret's tags or labels.
+   *
+   * @schema ExternalSecretV1Beta1SpecDataRemoteRef#metadataPolicy
+   */
+  readonly metadataPolicy?: ExternalSecretV1Beta1SpecDataRemoteRefMetadataPolicy;
+
+  /**
+   * Property of a structured provider value to read.
+   *
+   * @schema ExternalSecretV1Beta1SpecDataRemoteRef#property
+   */
+  readonly property?: string;
+
+  /**
+   * Version of the provider value to read.
+   *
+   * @schema ExternalSecretV1Beta1SpecDataRemoteRef#version
+   */
+  readonly version?: string;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecDataRemoteRef' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecDataRemoteRef(obj: ExternalSecretV1Beta1SpecDataRemoteRef | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'conversionStrategy': obj.conversionStrategy,
+    'decodingStrategy': obj.decodingStrategy,
+    'key': obj.key,
+    'metadataPolicy': obj.metadataPolicy,
+    'property': obj.property,
+    'version': obj.version,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * Another store to read this value from.
+ *
+ * @schema ExternalSecretV1Beta1SpecDataSourceRef
+ */
+export interface ExternalSecretV1Beta1SpecDataSourceRef {
+  /**
+   * Deprecated; not implemented for data.
+   *
+   * @schema ExternalSecretV1Beta1SpecDataSourceRef#generatorRef
+   */
+  readonly generatorRef?: ExternalSecretV1Beta1SpecDataSourceRefGeneratorRef;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataSourceRef#storeRef
+   */
+  readonly storeRef?: ExternalSecretV1Beta1SpecDataSourceRefStoreRef;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecDataSourceRef' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecDataSourceRef(obj: ExternalSecretV1Beta1SpecDataSourceRef | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'generatorRef': toJson_ExternalSecretV1Beta1SpecDataSourceRefGeneratorRef(obj.generatorRef),
+    'storeRef': toJson_ExternalSecretV1Beta1SpecDataSourceRefStoreRef(obj.storeRef),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * Read every key/value pair of one provider secret.
+ *
+ * @schema ExternalSecretV1Beta1SpecDataFromExtract
+ */
+export interface ExternalSecretV1Beta1SpecDataFromExtract {
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromExtract#conversionStrategy
+   */
+  readonly conversionStrategy?: ExternalSecretV1Beta1SpecDataFromExtractConversionStrategy;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromExtract#decodingStrategy
+   */
+  readonly decodingStrategy?: ExternalSecretV1Beta1SpecDataFromExtractDecodingStrategy;
+
+  /**
+   * Key of the secret in the provider.
+   *
+   * @schema ExternalSecretV1Beta1SpecDataFromExtract#key
+   */
+  readonly key: string;
+
+  /**
+   * Fetch also reads the provider secret's tags or labels.
+   *
+   * @schema ExternalSecretV1Beta1SpecDataFromExtract#metadataPolicy
+   */
+  readonly metadataPolicy?: ExternalSecretV1Beta1SpecDataFromExtractMetadataPolicy;
+
+  /**
+   * Property of a structured provider value to read.
+   *
+   * @schema ExternalSecretV1Beta1SpecDataFromExtract#property
+   */
+  readonly property?: string;
+
+  /**
+   * Version of the provider value to read.
+   *
+   * @schema ExternalSecretV1Beta1SpecDataFromExtract#version
+   */
+  readonly version?: string;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecDataFromExtract' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecDataFromExtract(obj: ExternalSecretV1Beta1SpecDataFromExtract | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'conversionStrategy': obj.conversionStrategy,
+    'decodingStrategy': obj.decodingStrategy,
+    'key': obj.key,
+    'metadataPolicy': obj.metadataPolicy,
+    'property': obj.property,
+    'version': obj.version,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * Find provider secrets by name or tags.
+ *
+ * @schema ExternalSecretV1Beta1SpecDataFromFind
+ */
+export interface ExternalSecretV1Beta1SpecDataFromFind {
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromFind#conversionStrategy
+   */
+  readonly conversionStrategy?: ExternalSecretV1Beta1SpecDataFromFindConversionStrategy;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromFind#decodingStrategy
+   */
+  readonly decodingStrategy?: ExternalSecretV1Beta1SpecDataFromFindDecodingStrategy;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromFind#name
+   */
+  readonly name?: ExternalSecretV1Beta1SpecDataFromFindName;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromFind#path
+   */
+  readonly path?: string;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromFind#tags
+   */
+  readonly tags?: { [key: string]: string };
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecDataFromFind' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecDataFromFind(obj: ExternalSecretV1Beta1SpecDataFromFind | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'conversionStrategy': obj.conversionStrategy,
+    'decodingStrategy': obj.decodingStrategy,
+    'name': toJson_ExternalSecretV1Beta1SpecDataFromFindName(obj.name),
+    'path': obj.path,
+    'tags': ((obj.tags) === undefined) ? undefined : (Object.entries(obj.tags).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataFromRewrite
+ */
+export interface ExternalSecretV1Beta1SpecDataFromRewrite {
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromRewrite#regexp
+   */
+  readonly regexp?: ExternalSecretV1Beta1SpecDataFromRewriteRegexp;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromRewrite#transform
+   */
+  readonly transform?: ExternalSecretV1Beta1SpecDataFromRewriteTransform;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecDataFromRewrite' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecDataFromRewrite(obj: ExternalSecretV1Beta1SpecDataFromRewrite | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'regexp': toJson_ExternalSecretV1Beta1SpecDataFromRewriteRegexp(obj.regexp),
+    'transform': toJson_ExternalSecretV1Beta1SpecDataFromRewriteTransform(obj.transform),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * A store or generator to read from.
+ *
+ * @schema ExternalSecretV1Beta1SpecDataFromSourceRef
+ */
+export interface ExternalSecretV1Beta1SpecDataFromSourceRef {
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromSourceRef#generatorRef
+   */
+  readonly generatorRef?: ExternalSecretV1Beta1SpecDataFromSourceRefGeneratorRef;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromSourceRef#storeRef
+   */
+  readonly storeRef?: ExternalSecretV1Beta1SpecDataFromSourceRefStoreRef;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecDataFromSourceRef' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecDataFromSourceRef(obj: ExternalSecretV1Beta1SpecDataFromSourceRef | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'generatorRef': toJson_ExternalSecretV1Beta1SpecDataFromSourceRefGeneratorRef(obj.generatorRef),
+    'storeRef': toJson_ExternalSecretV1Beta1SpecDataFromSourceRefStoreRef(obj.storeRef),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * SecretStore (the default) or ClusterSecretStore.
+ *
+ * @schema ExternalSecretV1Beta1SpecSecretStoreRefKind
+ */
+export enum ExternalSecretV1Beta1SpecSecretStoreRefKind {
+  /** SecretStore */
+  SECRET_STORE = "SecretStore",
+  /** ClusterSecretStore */
+  CLUSTER_SECRET_STORE = "ClusterSecretStore",
+}
+
+/**
+ * @schema ExternalSecretV1Beta1SpecTargetCreationPolicy
+ */
+export enum ExternalSecretV1Beta1SpecTargetCreationPolicy {
+  /** Owner */
+  OWNER = "Owner",
+  /** Orphan */
+  ORPHAN = "Orphan",
+  /** Merge */
+  MERGE = "Merge",
+  /** None */
+  NONE = "None",
+}
+
+/**
+ * @schema ExternalSecretV1Beta1SpecTargetDeletionPolicy
+ */
+export enum ExternalSecretV1Beta1SpecTargetDeletionPolicy {
+  /** Delete */
+  DELETE = "Delete",
+  /** Merge */
+  MERGE = "Merge",
+  /** Retain */
+  RETAIN = "Retain",
+}
+
+/**
+ * Blueprint of the Secret (type, metadata, templated data).
+ *
+ * @schema ExternalSecretV1Beta1SpecTargetTemplate
+ */
+export interface ExternalSecretV1Beta1SpecTargetTemplate {
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplate#data
+   */
+  readonly data?: { [key: string]: string };
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplate#engineVersion
+   */
+  readonly engineVersion?: ExternalSecretV1Beta1SpecTargetTemplateEngineVersion;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplate#mergePolicy
+   */
+  readonly mergePolicy?: ExternalSecretV1Beta1SpecTargetTemplateMergePolicy;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplate#metadata
+   */
+  readonly metadata?: ExternalSecretV1Beta1SpecTargetTemplateMetadata;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplate#templateFrom
+   */
+  readonly templateFrom?: ExternalSecretV1Beta1SpecTargetTemplateTemplateFrom[];
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplate#type
+   */
+  readonly type?: string;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecTargetTemplate' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecTargetTemplate(obj: ExternalSecretV1Beta1SpecTargetTemplate | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'data': ((obj.data) === undefined) ? undefined : (Object.entries(obj.data).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'engineVersion': obj.engineVersion,
+    'mergePolicy': obj.mergePolicy,
+    'metadata': toJson_ExternalSecretV1Beta1SpecTargetTemplateMetadata(obj.metadata),
+    'templateFrom': obj.templateFrom?.map(y => toJson_ExternalSecretV1Beta1SpecTargetTemplateTemplateFrom(y)),
+    'type': obj.type,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataRemoteRefConversionStrategy
+ */
+export enum ExternalSecretV1Beta1SpecDataRemoteRefConversionStrategy {
+  /** Default */
+  DEFAULT = "Default",
+  /** Unicode */
+  UNICODE = "Unicode",
+}
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataRemoteRefDecodingStrategy
+ */
+export enum ExternalSecretV1Beta1SpecDataRemoteRefDecodingStrategy {
+  /** Auto */
+  AUTO = "Auto",
+  /** Base64 */
+  BASE64 = "Base64",
+  /** Base64URL */
+  BASE64_URL = "Base64URL",
+  /** None */
+  NONE = "None",
+}
+
+/**
+ * Fetch also reads the provider secret's tags or labels.
+ *
+ * @schema ExternalSecretV1Beta1SpecDataRemoteRefMetadataPolicy
+ */
+export enum ExternalSecretV1Beta1SpecDataRemoteRefMetadataPolicy {
+  /** None */
+  NONE = "None",
+  /** Fetch */
+  FETCH = "Fetch",
+}
+
+/**
+ * Deprecated; not implemented for data.
+ *
+ * @schema ExternalSecretV1Beta1SpecDataSourceRefGeneratorRef
+ */
+export interface ExternalSecretV1Beta1SpecDataSourceRefGeneratorRef {
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataSourceRefGeneratorRef#apiVersion
+   */
+  readonly apiVersion?: string;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataSourceRefGeneratorRef#kind
+   */
+  readonly kind: ExternalSecretV1Beta1SpecDataSourceRefGeneratorRefKind;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataSourceRefGeneratorRef#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecDataSourceRefGeneratorRef' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecDataSourceRefGeneratorRef(obj: ExternalSecretV1Beta1SpecDataSourceRefGeneratorRef | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'apiVersion': obj.apiVersion,
+    'kind': obj.kind,
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataSourceRefStoreRef
+ */
+export interface ExternalSecretV1Beta1SpecDataSourceRefStoreRef {
+  /**
+   * SecretStore (the default) or ClusterSecretStore.
+   *
+   * @schema ExternalSecretV1Beta1SpecDataSourceRefStoreRef#kind
+   */
+  readonly kind?: ExternalSecretV1Beta1SpecDataSourceRefStoreRefKind;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataSourceRefStoreRef#name
+   */
+  readonly name?: string;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecDataSourceRefStoreRef' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecDataSourceRefStoreRef(obj: ExternalSecretV1Beta1SpecDataSourceRefStoreRef | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'kind': obj.kind,
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataFromExtractConversionStrategy
+ */
+export enum ExternalSecretV1Beta1SpecDataFromExtractConversionStrategy {
+  /** Default */
+  DEFAULT = "Default",
+  /** Unicode */
+  UNICODE = "Unicode",
+}
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataFromExtractDecodingStrategy
+ */
+export enum ExternalSecretV1Beta1SpecDataFromExtractDecodingStrategy {
+  /** Auto */
+  AUTO = "Auto",
+  /** Base64 */
+  BASE64 = "Base64",
+  /** Base64URL */
+  BASE64_URL = "Base64URL",
+  /** None */
+  NONE = "None",
+}
+
+/**
+ * Fetch also reads the provider secret's tags or labels.
+ *
+ * @schema ExternalSecretV1Beta1SpecDataFromExtractMetadataPolicy
+ */
+export enum ExternalSecretV1Beta1SpecDataFromExtractMetadataPolicy {
+  /** None */
+  NONE = "None",
+  /** Fetch */
+  FETCH = "Fetch",
+}
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataFromFindConversionStrategy
+ */
+export enum ExternalSecretV1Beta1SpecDataFromFindConversionStrategy {
+  /** Default */
+  DEFAULT = "Default",
+  /** Unicode */
+  UNICODE = "Unicode",
+}
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataFromFindDecodingStrategy
+ */
+export enum ExternalSecretV1Beta1SpecDataFromFindDecodingStrategy {
+  /** Auto */
+  AUTO = "Auto",
+  /** Base64 */
+  BASE64 = "Base64",
+  /** Base64URL */
+  BASE64_URL = "Base64URL",
+  /** None */
+  NONE = "None",
+}
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataFromFindName
+ */
+export interface ExternalSecretV1Beta1SpecDataFromFindName {
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromFindName#regexp
+   */
+  readonly regexp?: string;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecDataFromFindName' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecDataFromFindName(obj: ExternalSecretV1Beta1SpecDataFromFindName | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'regexp': obj.regexp,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataFromRewriteRegexp
+ */
+export interface ExternalSecretV1Beta1SpecDataFromRewriteRegexp {
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromRewriteRegexp#source
+   */
+  readonly source: string;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromRewriteRegexp#target
+   */
+  readonly target: string;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecDataFromRewriteRegexp' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecDataFromRewriteRegexp(obj: ExternalSecretV1Beta1SpecDataFromRewriteRegexp | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'source': obj.source,
+    'target': obj.target,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataFromRewriteTransform
+ */
+export interface ExternalSecretV1Beta1SpecDataFromRewriteTransform {
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromRewriteTransform#template
+   */
+  readonly template: string;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecDataFromRewriteTransform' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecDataFromRewriteTransform(obj: ExternalSecretV1Beta1SpecDataFromRewriteTransform | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'template': obj.template,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataFromSourceRefGeneratorRef
+ */
+export interface ExternalSecretV1Beta1SpecDataFromSourceRefGeneratorRef {
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromSourceRefGeneratorRef#apiVersion
+   */
+  readonly apiVersion?: string;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromSourceRefGeneratorRef#kind
+   */
+  readonly kind: ExternalSecretV1Beta1SpecDataFromSourceRefGeneratorRefKind;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromSourceRefGeneratorRef#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecDataFromSourceRefGeneratorRef' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecDataFromSourceRefGeneratorRef(obj: ExternalSecretV1Beta1SpecDataFromSourceRefGeneratorRef | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'apiVersion': obj.apiVersion,
+    'kind': obj.kind,
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataFromSourceRefStoreRef
+ */
+export interface ExternalSecretV1Beta1SpecDataFromSourceRefStoreRef {
+  /**
+   * SecretStore (the default) or ClusterSecretStore.
+   *
+   * @schema ExternalSecretV1Beta1SpecDataFromSourceRefStoreRef#kind
+   */
+  readonly kind?: ExternalSecretV1Beta1SpecDataFromSourceRefStoreRefKind;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecDataFromSourceRefStoreRef#name
+   */
+  readonly name?: string;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecDataFromSourceRefStoreRef' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecDataFromSourceRefStoreRef(obj: ExternalSecretV1Beta1SpecDataFromSourceRefStoreRef | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'kind': obj.kind,
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecTargetTemplateEngineVersion
+ */
+export enum ExternalSecretV1Beta1SpecTargetTemplateEngineVersion {
+  /** v2 */
+  V2 = "v2",
+}
+
+/**
+ * @schema ExternalSecretV1Beta1SpecTargetTemplateMergePolicy
+ */
+export enum ExternalSecretV1Beta1SpecTargetTemplateMergePolicy {
+  /** Replace */
+  REPLACE = "Replace",
+  /** Merge */
+  MERGE = "Merge",
+}
+
+/**
+ * @schema ExternalSecretV1Beta1SpecTargetTemplateMetadata
+ */
+export interface ExternalSecretV1Beta1SpecTargetTemplateMetadata {
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplateMetadata#annotations
+   */
+  readonly annotations?: { [key: string]: string };
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplateMetadata#labels
+   */
+  readonly labels?: { [key: string]: string };
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecTargetTemplateMetadata' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecTargetTemplateMetadata(obj: ExternalSecretV1Beta1SpecTargetTemplateMetadata | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'annotations': ((obj.annotations) === undefined) ? undefined : (Object.entries(obj.annotations).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'labels': ((obj.labels) === undefined) ? undefined : (Object.entries(obj.labels).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFrom
+ */
+export interface ExternalSecretV1Beta1SpecTargetTemplateTemplateFrom {
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFrom#configMap
+   */
+  readonly configMap?: ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMap;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFrom#literal
+   */
+  readonly literal?: string;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFrom#secret
+   */
+  readonly secret?: ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecret;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFrom#target
+   */
+  readonly target?: ExternalSecretV1Beta1SpecTargetTemplateTemplateFromTarget;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecTargetTemplateTemplateFrom' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecTargetTemplateTemplateFrom(obj: ExternalSecretV1Beta1SpecTargetTemplateTemplateFrom | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'configMap': toJson_ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMap(obj.configMap),
+    'literal': obj.literal,
+    'secret': toJson_ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecret(obj.secret),
+    'target': obj.target,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataSourceRefGeneratorRefKind
+ */
+export enum ExternalSecretV1Beta1SpecDataSourceRefGeneratorRefKind {
+  /** ACRAccessToken */
+  ACR_ACCESS_TOKEN = "ACRAccessToken",
+  /** ClusterGenerator */
+  CLUSTER_GENERATOR = "ClusterGenerator",
+  /** ECRAuthorizationToken */
+  ECR_AUTHORIZATION_TOKEN = "ECRAuthorizationToken",
+  /** Fake */
+  FAKE = "Fake",
+  /** GCRAccessToken */
+  GCR_ACCESS_TOKEN = "GCRAccessToken",
+  /** GithubAccessToken */
+  GITHUB_ACCESS_TOKEN = "GithubAccessToken",
+  /** QuayAccessToken */
+  QUAY_ACCESS_TOKEN = "QuayAccessToken",
+  /** Password */
+  PASSWORD = "Password",
+  /** SSHKey */
+  SSH_KEY = "SSHKey",
+  /** STSSessionToken */
+  STS_SESSION_TOKEN = "STSSessionToken",
+  /** UUID */
+  UUID = "UUID",
+  /** VaultDynamicSecret */
+  VAULT_DYNAMIC_SECRET = "VaultDynamicSecret",
+  /** Webhook */
+  WEBHOOK = "Webhook",
+  /** Grafana */
+  GRAFANA = "Grafana",
+}
+
+/**
+ * SecretStore (the default) or ClusterSecretStore.
+ *
+ * @schema ExternalSecretV1Beta1SpecDataSourceRefStoreRefKind
+ */
+export enum ExternalSecretV1Beta1SpecDataSourceRefStoreRefKind {
+  /** SecretStore */
+  SECRET_STORE = "SecretStore",
+  /** ClusterSecretStore */
+  CLUSTER_SECRET_STORE = "ClusterSecretStore",
+}
+
+/**
+ * @schema ExternalSecretV1Beta1SpecDataFromSourceRefGeneratorRefKind
+ */
+export enum ExternalSecretV1Beta1SpecDataFromSourceRefGeneratorRefKind {
+  /** ACRAccessToken */
+  ACR_ACCESS_TOKEN = "ACRAccessToken",
+  /** ClusterGenerator */
+  CLUSTER_GENERATOR = "ClusterGenerator",
+  /** ECRAuthorizationToken */
+  ECR_AUTHORIZATION_TOKEN = "ECRAuthorizationToken",
+  /** Fake */
+  FAKE = "Fake",
+  /** GCRAccessToken */
+  GCR_ACCESS_TOKEN = "GCRAccessToken",
+  /** GithubAccessToken */
+  GITHUB_ACCESS_TOKEN = "GithubAccessToken",
+  /** QuayAccessToken */
+  QUAY_ACCESS_TOKEN = "QuayAccessToken",
+  /** Password */
+  PASSWORD = "Password",
+  /** SSHKey */
+  SSH_KEY = "SSHKey",
+  /** STSSessionToken */
+  STS_SESSION_TOKEN = "STSSessionToken",
+  /** UUID */
+  UUID = "UUID",
+  /** VaultDynamicSecret */
+  VAULT_DYNAMIC_SECRET = "VaultDynamicSecret",
+  /** Webhook */
+  WEBHOOK = "Webhook",
+  /** Grafana */
+  GRAFANA = "Grafana",
+}
+
+/**
+ * SecretStore (the default) or ClusterSecretStore.
+ *
+ * @schema ExternalSecretV1Beta1SpecDataFromSourceRefStoreRefKind
+ */
+export enum ExternalSecretV1Beta1SpecDataFromSourceRefStoreRefKind {
+  /** SecretStore */
+  SECRET_STORE = "SecretStore",
+  /** ClusterSecretStore */
+  CLUSTER_SECRET_STORE = "ClusterSecretStore",
+}
+
+/**
+ * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMap
+ */
+export interface ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMap {
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMap#items
+   */
+  readonly items: ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMapItems[];
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMap#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMap' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMap(obj: ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMap | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'items': obj.items?.map(y => toJson_ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMapItems(y)),
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecret
+ */
+export interface ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecret {
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecret#items
+   */
+  readonly items: ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecretItems[];
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecret#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecret' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecret(obj: ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecret | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'items': obj.items?.map(y => toJson_ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecretItems(y)),
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFromTarget
+ */
+export enum ExternalSecretV1Beta1SpecTargetTemplateTemplateFromTarget {
+  /** Data */
+  DATA = "Data",
+  /** Annotations */
+  ANNOTATIONS = "Annotations",
+  /** Labels */
+  LABELS = "Labels",
+}
+
+/**
+ * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMapItems
+ */
+export interface ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMapItems {
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMapItems#key
+   */
+  readonly key: string;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMapItems#templateAs
+   */
+  readonly templateAs?: ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMapItemsTemplateAs;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMapItems' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMapItems(obj: ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMapItems | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'key': obj.key,
+    'templateAs': obj.templateAs,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecretItems
+ */
+export interface ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecretItems {
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecretItems#key
+   */
+  readonly key: string;
+
+  /**
+   * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecretItems#templateAs
+   */
+  readonly templateAs?: ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecretItemsTemplateAs;
+}
+
+/**
+ * Converts an object of type 'ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecretItems' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecretItems(obj: ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecretItems | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'key': obj.key,
+    'templateAs': obj.templateAs,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMapItemsTemplateAs
+ */
+export enum ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfigMapItemsTemplateAs {
+  /** Values */
+  VALUES = "Values",
+  /** KeysAndValues */
+  KEYS_AND_VALUES = "KeysAndValues",
+}
+
+/**
+ * @schema ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecretItemsTemplateAs
+ */
+export enum ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecretItemsTemplateAs {
   /** Values */
   VALUES = "Values",
   /** KeysAndValues */

@@ -263,7 +263,7 @@ class ClusterCompiler {
     if (source.externalSecret) {
       const external = source.externalSecret;
       return {
-        apiVersion: 'external-secrets.io/v1beta1',
+        apiVersion: external.apiVersion ?? 'external-secrets.io/v1',
         kind: 'ExternalSecret',
         metadata: { name, namespace: this.name },
         spec: {

@@ -78,6 +78,10 @@ const credentialsSource = {
           pattern: '^([0-9]+(ns|us|µs|ms|s|m|h))+$',
           default: '1h',
         },
+        apiVersion: {
+          enum: ['external-secrets.io/v1', 'external-secrets.io/v1beta1'],
+          default: 'external-secrets.io/v1',
+        },
       },
     },
     fromDirectory: { type: 'string', minLength: 1, pattern: '^[^/]' },

@@ -26,7 +26,16 @@ export interface ExternalSecretRef {
   readonly key: string;
   /** @default "1h" */
   readonly refreshInterval?: string;
+  /**
+   * The ExternalSecret API the hub's operator serves: external-secrets 0.17 and later serve v1
+   * only; 0.16 serves both; earlier releases, and older OpenShift operator builds, v1beta1 only.
+   * @default "external-secrets.io/v1"
+   */
+  readonly apiVersion?: ExternalSecretApiVersion;
 }
+
+/** The ExternalSecret versions SiteForge can emit; their fields are the same. */
+export type ExternalSecretApiVersion = 'external-secrets.io/v1' | 'external-secrets.io/v1beta1';
 
 /**
  * Where credentials come from, instead of a Secret created by hand: an ExternalSecret, or a

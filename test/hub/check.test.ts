@@ -99,6 +99,33 @@ describe('siteforge check', () => {
     expect(status).toBe(3);
   });
 
+  it('passes ExternalSecrets of either served version (v1 by default, v1beta1 on request)', async () => {
+    for (const [line, version] of [
+      ['', 'v1'],
+      ['              apiVersion: external-secrets.io/v1beta1\n', 'v1beta1'],
+    ] as const) {
+      const site = siteFile(
+        `external-${version}`,
+        snoSite({
+          name: 'ext-1',
+          node: `          bmcCredentials:\n            externalSecret:\n              storeRef:\n                name: vault\n              key: edge/ext-1/bmc\n${line}`,
+        }).replace('          bmcCredentialsName:\n            name: ext-1-bmc\n', ''),
+      );
+      const generated = await siteforgeAsync(['generate', site.path]);
+      expect(generated.stdout).toContain(
+        `apiVersion: external-secrets.io/${version}\nkind: ExternalSecret\n`,
+      );
+      const { status, stderr } = await siteforgeAsync([
+        'check',
+        site.path,
+        '--kubeconfig',
+        hubKubeconfig(),
+      ]);
+      expect(stderr).toMatch(/^siteforge: the hub accepts all 9 object\(s\) of 1 cluster\(s\)/);
+      expect(status).toBe(0);
+    }
+  });
+
   it('is always a dry run, so --dry-run is a usage error', async () => {
     const { status } = await siteforgeAsync(['check', 'examples/sites', '--dry-run=server']);
     expect(status).toBe(2);

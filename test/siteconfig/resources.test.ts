@@ -287,7 +287,7 @@ describe('credentials without secrets in git', () => {
     });
     const manifests = compiled(text);
     expect(kind(manifests, 'ExternalSecret')[0]).toMatchObject({
-      apiVersion: 'external-secrets.io/v1beta1',
+      apiVersion: 'external-secrets.io/v1',
       metadata: {
         name: 'sno1-bmc',
         namespace: 'sno1',
@@ -303,6 +303,26 @@ describe('credentials without secrets in git', () => {
       },
     });
     expect(kind(manifests, 'Secret')).toEqual([]);
+  });
+
+  it('emits the ExternalSecret version an older operator serves, when asked', () => {
+    const externalSecret = (version: string) =>
+      snoSite({
+        node: `          bmcCredentials:\n            externalSecret:\n              storeRef:\n                name: vault\n              key: edge/sno1/bmc\n              apiVersion: ${version}\n`,
+      });
+    const [old] = kind(compiled(externalSecret('external-secrets.io/v1beta1')), 'ExternalSecret');
+    expect(old?.apiVersion).toBe('external-secrets.io/v1beta1');
+    expect(old?.['spec']).toEqual(
+      kind(compiled(externalSecret('external-secrets.io/v1')), 'ExternalSecret')[0]?.['spec'],
+    );
+    const bad = loadSiteConfigs([
+      { path: 'site.yaml', text: externalSecret('external-secrets.io/v1alpha1') },
+    ]).issues.filter((i) => i.severity === 'error');
+    expect(bad.map((i) => `${String(i.line)} ${i.message} (${i.hint ?? ''})`)).toEqual([
+      expect.stringMatching(
+        /^26 .*v1alpha1.*externalSecret\.apiVersion.*external-secrets\.io\/v1\b/,
+      ),
+    ]);
   });
 
   it('emits the pull secret in every cluster namespace', () => {

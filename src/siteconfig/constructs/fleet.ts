@@ -111,8 +111,8 @@ export class EdgeNode extends Construct {
 }
 
 function emit(scope: Construct, manifest: Manifest): ApiObject {
-  const gvk = EmittedKinds[manifest.kind];
-  if (gvk?.apiVersion !== manifest.apiVersion) {
+  const versions = EmittedKinds[manifest.kind] ?? [];
+  if (!versions.some((gvk) => gvk.apiVersion === manifest.apiVersion)) {
     throw new Error(
       `compiler emitted ${manifest.apiVersion} ${manifest.kind}, which crds/ does not define`,
     );
