@@ -1,7 +1,10 @@
 // `npm run bench` (part of it): the image server's throughput for 100 concurrent ranged
 // downloads of a 1 GiB ISO (each client reads its own slice in 1 MiB ranges, as BMCs read
 // ISOs), against a plain read of the same file on this machine, from the page cache and from
-// disk. The server runs in its own process, as in production. Uses build/.
+// disk. The server runs in its own process, as in production; the clients share the machine
+// with it, so the figures come with the load average and each side's CPU time. For scale, the
+// same clients also read from a server that sends one static buffer (no file, no cache): what
+// HTTP over loopback carries here at all. Uses build/.
 import { execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -15,7 +18,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +53,11 @@ export async function runImageBench({
       child.once('exit', (code) => reject(new Error(`image server exited ${code}`)));
     });
     const url = new URL(started.url);
+    const serverCpu = () =>
+      new Promise((resolve) => {
+        child.once('message', resolve);
+        child.send('cpu');
+      });
 
     const plain = () => {
       const buffer = Buffer.allocUnsafe(MiB);
@@ -60,7 +68,7 @@ export async function runImageBench({
       closeSync(blob);
       return total / ((performance.now() - start) / 1000);
     };
-    const served = async () => {
+    const served = async (target = url) => {
       const slice = Math.ceil(size / clients);
       const start = performance.now();
       let total = 0;
@@ -69,7 +77,7 @@ export async function runImageBench({
           const end = Math.min(size, (c + 1) * slice);
           for (let from = c * slice; from < end; from += MiB) {
             const to = Math.min(end, from + MiB) - 1;
-            const res = await request(url, {
+            const res = await request(target, {
               dispatcher: agent,
               headers: { range: `bytes=${from}-${to}` },
             });
@@ -82,16 +90,29 @@ export async function runImageBench({
       return total / ((performance.now() - start) / 1000);
     };
     plain(); // warm the page cache
+    const loadBefore = loadavg()[0];
     const plains = [];
     const serveds = [];
+    const ceilings = [];
+    let cpu = { server: 0, client: 0 };
     for (let i = 0; i < rounds; i++) {
       plains.push(plain());
+      const [server0, client0] = [await serverCpu(), process.cpuUsage()];
       serveds.push(await served());
+      const [server1, client1] = [await serverCpu(), process.cpuUsage(client0)];
+      cpu = {
+        server: cpu.server + (server1.user + server1.system - server0.user - server0.system) / 1e6,
+        client: cpu.client + (client1.user + client1.system) / 1e6,
+      };
+      ceilings.push(await served(new URL(started.staticUrl)));
     }
+    const loadAfter = loadavg()[0];
     const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const p = median(plains);
     const s = median(serveds);
+    const ceiling = median(ceilings);
     const direct = directRead(file, size);
+    const perGiB = (seconds) => (seconds / ((rounds * size) / GiB)).toFixed(2);
     const pct = (x) => `${((s / x) * 100).toFixed(0)} %`;
     console.log(
       `\nimage server: ${(size / GiB).toFixed(2)} GiB ISO, ${clients} concurrent clients reading 1 MiB ranges (median of ${rounds})`,
@@ -103,6 +124,15 @@ export async function runImageBench({
     if (direct) console.log(`  plain read, disk (O_DIRECT):    ${(direct / MiB).toFixed(0)} MiB/s`);
     console.log(
       `  served through HTTP ranges:     ${(s / MiB).toFixed(0)} MiB/s = ${pct(p)} of the page-cache read${direct ? `, ${pct(direct)} of the disk read` : ''} (target >= 80 %)`,
+    );
+    console.log(
+      `  CPU per GiB served:             image server ${perGiB(cpu.server)} s, clients ${perGiB(cpu.client)} s`,
+    );
+    console.log(
+      `  HTTP ceiling (static buffer):   ${(ceiling / MiB).toFixed(0)} MiB/s, same clients; the image server reaches ${pct(ceiling)} of it`,
+    );
+    console.log(
+      `  machine: ${availableParallelism()} CPUs, load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after`,
     );
   } finally {
     await agent.close();
@@ -135,11 +165,22 @@ if (process.argv[2] === '--server') {
   await new Promise((r) => upstream.listen(0, '127.0.0.1', r));
   const source = `http://127.0.0.1:${upstream.address().port}/rhcos.iso`;
   const server = await startImageServer({ cacheDir, key: randomBytes(32) });
+  // The transport alone: every range answered with the same bytes from memory.
+  const slab = randomBytes(MiB);
+  const staticServer = createServer((req, res) => {
+    const [, from, to] = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? '') ?? [0, 0, MiB - 1];
+    const length = Number(to) - Number(from) + 1;
+    res.writeHead(206, { 'content-length': length });
+    res.end(slab.subarray(0, length));
+  });
+  await new Promise((r) => staticServer.listen(0, '127.0.0.1', r));
+  process.on('message', () => process.send(process.cpuUsage()));
   const url = await server.urlFor(source);
   const start = performance.now();
   await server.prefetch(source);
   process.send({
     url,
+    staticUrl: `http://127.0.0.1:${staticServer.address().port}/static.iso`,
     fill: (performance.now() - start) / 1000,
     downloads: server.stats.upstreamDownloads,
   });
