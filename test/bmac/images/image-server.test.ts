@@ -261,12 +261,26 @@ describe('the image server', () => {
   });
 });
 
+/** The most a TCP connection's receive and send buffers can grow to (Linux), else 0. */
+function socketBufferMax(): number {
+  const max = (name: string) => {
+    try {
+      const fields = readFileSync(`/proc/sys/net/ipv4/${name}`, 'utf8').trim().split(/\s+/);
+      return Number(fields[2]) || 0;
+    } catch {
+      return 0;
+    }
+  };
+  return max('tcp_rmem') + max('tcp_wmem');
+}
+
 describe('image cache eviction', () => {
   const MiB = 1024 * 1024;
   /** Image `n` of the upstream: `size` bytes of `n`. */
   const image = (n: number, size = MiB) => Buffer.alloc(size, n);
   const shaOf = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-  const BIG = 64 * MiB;
+  /** Larger than what the socket buffers of a stalled reader can hold (64 MiB at least). */
+  const BIG = Math.max(64 * MiB, socketBufferMax() + 16 * MiB);
   let upstream: Server;
   let upstreamOrigin: string;
   let gets: Map<string, number>;
@@ -373,8 +387,8 @@ describe('image cache eviction', () => {
     await start(BIG + MiB / 2); // the big ISO fits, not with another
     await server.prefetch(source(1, 'big'));
     const url = new URL(await server.urlFor(source(1, 'big')));
-    // A reader that takes the headers and then stops: 64 MiB cannot fit in the socket buffers
-    // (tcp_rmem and tcp_wmem top out at 32 + 4 MiB here), so the server is still sending.
+    // A reader that takes the headers and then stops: BIG cannot fit in the socket buffers, so
+    // the server is still sending.
     const reader = await new Promise<IncomingMessage>((resolve, reject) => {
       const req = httpGet(url, (res) => {
         res.pause();
