@@ -31,6 +31,8 @@ export interface RedfishMessage {
   readonly Severity?: string;
   readonly MessageSeverity?: string;
   readonly RelatedProperties?: readonly string[];
+  /** The message's arguments, e.g. the action and the missing parameter. */
+  readonly MessageArgs?: readonly unknown[];
 }
 
 /** Context of a {@link RedfishError}. */
@@ -62,6 +64,8 @@ export class RedfishError extends SiteForgeError {
   readonly messages: readonly RedfishMessage[];
   /** `RelatedProperties` of the first message, e.g. `#/TransferProtocolType`. */
   readonly relatedProperties: readonly string[];
+  /** `MessageArgs` of the first message that are strings. */
+  readonly messageArgs: readonly string[];
   /** Every message text of the body, for matching vendor error shapes. */
   readonly detail: string;
   /** `Retry-After` header of the response, if any. */
@@ -87,7 +91,9 @@ export class RedfishError extends SiteForgeError {
     this.status = context.status;
     this.messageId = messageId;
     this.messages = messages;
-    this.relatedProperties = messages[0]?.RelatedProperties ?? [];
+    // Vendors put other shapes here too (Dell: MessageArgs as a string): keep string lists only.
+    this.relatedProperties = strings(messages[0]?.RelatedProperties);
+    this.messageArgs = strings(messages[0]?.MessageArgs);
     this.detail = texts.join('\n');
     this.retryAfter = context.retryAfter;
   }
@@ -113,6 +119,11 @@ function mostSevere(messages: readonly RedfishMessage[]): RedfishMessage | undef
     }
   }
   return best;
+}
+
+/** The strings of `value` when it is a list; none otherwise. */
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
 /**

@@ -267,9 +267,12 @@ export const INSERT_FIXES: readonly InsertFix[] = [
     matches: (err) =>
       (err.hasMessageId('GeneralError') && err.detail.includes('TransferProtocolType')) ||
       ((err.hasMessageId('ActionParameterMissing') || err.hasMessageId('PropertyMissing')) &&
-        err.relatedProperties.includes('#/TransferProtocolType')),
+        // "#/TransferProtocolType" or "/TransferProtocolType"; with no RelatedProperties at all,
+        // the parameter is named in MessageArgs (Cisco C845A M8).
+        (err.relatedProperties.some((p) => p.endsWith('/TransferProtocolType')) ||
+          err.messageArgs.includes('TransferProtocolType'))),
     apply: withTransferProtocol,
-    source: 'sushy insert_media; Supermicro and Nokia',
+    source: 'sushy insert_media, is_transfer_protocol_required; Supermicro, Nokia, Cisco',
   },
   {
     name: 'transfer-method-required',

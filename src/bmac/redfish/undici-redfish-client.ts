@@ -472,8 +472,9 @@ export class UndiciRedfishClient implements RedfishClient {
       systemPath,
       managers,
       slotPaths: slotPaths.map(({ path, owner }) => ({ path, owner })),
-      vendor: root.Vendor,
-      redfishVersion: root.RedfishVersion,
+      // BMCs send null for what they do not know (the DMTF mockup's Vendor).
+      vendor: typeof root.Vendor === 'string' ? root.Vendor : undefined,
+      redfishVersion: typeof root.RedfishVersion === 'string' ? root.RedfishVersion : undefined,
       quirks,
       quirkRules: rules,
       dellImportTarget,
