@@ -145,6 +145,28 @@ describe('the image server', () => {
     expect(beyond.headers.get('content-range')).toBe(`bytes */${String(iso.length)}`);
   });
 
+  it('gives each of many BMCs reading at once its own bytes', async () => {
+    await server.prefetch(`${upstreamOrigin}/rhcos.iso`);
+    const url = await server.urlFor(`${upstreamOrigin}/rhcos.iso`);
+    // Ranges of every shape, across the 1 MiB reads the server does, all in flight together.
+    const ranges = Array.from({ length: 48 }, (_, i) => {
+      const start = (i * 65_537) % iso.length;
+      return [start, Math.min(iso.length - 1, start + ((i * 524_287) % (2 * 1024 * 1024)))];
+    });
+    const parts = await Promise.all(
+      ranges.map(async ([start, end]) => {
+        const res = await fetch(url, {
+          headers: { range: `bytes=${String(start)}-${String(end)}` },
+        });
+        return Buffer.from(await res.arrayBuffer());
+      }),
+    );
+    parts.forEach((part, i) => {
+      const [start, end] = ranges[i]!;
+      expect(part.equals(iso.subarray(start, end! + 1))).toBe(true);
+    });
+  });
+
   it('keys the cache by content: two sources with the same bytes share one blob', async () => {
     await server.prefetch(`${upstreamOrigin}/rhcos-a.iso`);
     await server.prefetch(`${upstreamOrigin}/rhcos-b.iso`);
@@ -274,7 +296,7 @@ function socketBufferMax(): number {
   return max('tcp_rmem') + max('tcp_wmem');
 }
 
-describe('image cache eviction', () => {
+describe('the image cache with several ISOs', () => {
   const MiB = 1024 * 1024;
   /** Image `n` of the upstream: `size` bytes of `n`. */
   const image = (n: number, size = MiB) => Buffer.alloc(size, n);
@@ -428,6 +450,30 @@ describe('image cache eviction', () => {
     await server.prefetch(source(9, 'held'));
     expect(blobs()).toContain(shaOf(image(9, 3 * MiB)));
     expect(gets.get('/held-9.iso')).toBe(1);
+  });
+
+  it("keeps a stalled BMC's bytes its own while others read", async () => {
+    await start(BIG * 2);
+    await server.prefetch(source(1, 'big'));
+    await server.prefetch(source(2));
+    // The stalled response's last write waits in the server with the socket buffers full: the
+    // buffer it holds must not be reused for another response meanwhile.
+    const bigUrl = new URL(await server.urlFor(source(1, 'big')));
+    const stalled = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpGet(bigUrl, (res) => {
+        res.pause();
+        resolve(res);
+      });
+      req.on('error', reject);
+    });
+    const url = await server.urlFor(source(2));
+    const others = await Promise.all(
+      Array.from({ length: 32 }, async () => Buffer.from(await (await fetch(url)).arrayBuffer())),
+    );
+    for (const body of others) expect(body.equals(image(2))).toBe(true);
+    const hash = createHash('sha256');
+    for await (const part of stalled) hash.update(part as Buffer);
+    expect(hash.digest('hex')).toBe(shaOf(image(1, BIG)));
   });
 
   it('keeps the LRU order across a restart', async () => {
