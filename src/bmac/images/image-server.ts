@@ -285,6 +285,7 @@ class ImageServerImpl implements ImageServer {
   private readonly handles = new Map<string, Promise<FileHandle>>();
   /** mtime updates under way, awaited by stop() so a restart sees them. */
   private readonly touches = new Set<Promise<void>>();
+  /** Read buffers; at most 64 MiB of them kept while idle. */
   private readonly slabs = new SlabPool(64);
   /** Uses so far, numbering them for the LRU order. */
   private uses = 0;
@@ -608,9 +609,9 @@ class ImageServerImpl implements ImageServer {
       this.plain(res, 404, 'no such image');
       return;
     }
-    // Not cached (yet, or any more): stream the bytes through as they arrive, when the source
-    // said how many there will be; otherwise wait for the whole download. A blob evicted
-    // between its download and this response is downloaded again, a few times at most.
+    // From the cache when it holds the blob. Otherwise stream the bytes through as they arrive,
+    // when the source said how many there will be, or wait for the whole download. A blob
+    // evicted between its download and this response is downloaded again, a few times at most.
     for (let attempt = 1; ; attempt++) {
       const lease = this.acquire(this.refs.get(claims.ref) ?? record);
       if (lease !== undefined && (await this.serveBlob(req, res, lease))) return;
