@@ -18,6 +18,8 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import express from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -293,20 +295,41 @@ class ImageServerImpl implements ImageServer {
   constructor(private readonly options: ImageServerOptions) {
     this.clock = options.clock ?? systemClock;
     this.maxCacheBytes = options.maxCacheBytes ?? 20 * 1024 ** 3;
-    const handler = (req: IncomingMessage, res: ServerResponse): void => {
-      this.handle(req, res).catch((err: unknown) => {
-        if (!res.headersSent) {
-          const status = err instanceof ImageSourceError ? 502 : 500;
-          res.writeHead(status, { 'content-type': 'text/plain' });
-          res.end(`${err instanceof Error ? err.message : String(err)}\n`);
-        } else {
-          res.destroy();
-        }
-      });
-    };
+    const app = express();
+    app.disable('x-powered-by');
+    app.disable('etag'); // ours is the content hash, set per response
+    app.set('case sensitive routing', true);
+    app.set('strict routing', true);
+    app.set('query parser', false);
+    app.use((_req, _res, next) => {
+      this.stats.requests++;
+      next();
+    });
+    // GET routes answer HEAD too; the token carries dots, `:token` takes them all.
+    app.get('/images/:token.iso', (req, res) => this.handle(req.params.token, req, res));
+    app.all('/images/:token.iso', (_req, res) => {
+      res.setHeader('allow', 'GET, HEAD');
+      plain(res, 405, 'method not allowed');
+    });
+    app.use((_req, res) => {
+      plain(res, 404, 'not found');
+    });
+    // Our own last word: express's default would log the stack and send it to the BMC.
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars -- express knows error handlers by their four parameters
+    app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      plain(
+        res,
+        err instanceof ImageSourceError ? 502 : 500,
+        err instanceof Error ? err.message : String(err),
+      );
+    });
     this.server = options.tls
-      ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler)
-      : createHttpServer(handler);
+      ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, app)
+      : createHttpServer(app);
     this.server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
@@ -587,26 +610,16 @@ class ImageServerImpl implements ImageServer {
     return entry;
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    this.stats.requests++;
-    const match = /^\/images\/([^/]+)\.iso$/.exec(req.url ?? '');
-    if (!match) {
-      this.plain(res, 404, 'not found');
-      return;
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('allow', 'GET, HEAD');
-      this.plain(res, 405, 'method not allowed');
-      return;
-    }
-    const claims = verifyImageToken(match[1]!, this.options.key, this.clock.now() / 1000);
+  /** Serves `/images/<token>.iso` (GET or HEAD). */
+  private async handle(token: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const claims = verifyImageToken(token, this.options.key, this.clock.now() / 1000);
     if ('refused' in claims) {
-      this.plain(res, claims.refused === 'expired' ? 410 : 404, 'no such image');
+      plain(res, claims.refused === 'expired' ? 410 : 404, 'no such image');
       return;
     }
     const record = await this.readRef(claims.ref);
     if (record === undefined) {
-      this.plain(res, 404, 'no such image');
+      plain(res, 404, 'no such image');
       return;
     }
     // From the cache when it holds the blob. Otherwise stream the bytes through as they arrive,
@@ -721,7 +734,7 @@ class ImageServerImpl implements ImageServer {
     res.setHeader('content-type', 'application/octet-stream');
     if (range === 'unsatisfiable') {
       res.setHeader('content-range', `bytes */${String(size)}`);
-      this.plain(res, 416, 'range not satisfiable');
+      plain(res, 416, 'range not satisfiable');
       return undefined;
     }
     const [start, end] = range ?? [0, size - 1];
@@ -746,11 +759,12 @@ class ImageServerImpl implements ImageServer {
     }
     return handle;
   }
+}
 
-  private plain(res: ServerResponse, status: number, text: string): void {
-    res.writeHead(status, { 'content-type': 'text/plain' });
-    res.end(`${text}\n`);
-  }
+/** A short text answer. */
+function plain(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain' });
+  res.end(`${text}\n`);
 }
 
 /**
