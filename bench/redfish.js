@@ -38,6 +38,7 @@ if (process.argv[2] === '--fleet') {
 /** Runs the benchmark; exported for bench/run.js. */
 export async function runRedfishBench(count = Number(process.env.BMC_COUNT ?? 500)) {
   const { bootFromIso, UndiciRedfishClient } = await import(new URL('index.js', build).href);
+  const { PERSONALITIES } = await import(new URL('sim/index.js', build).href);
   const child = fork(here, ['--fleet', String(count)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -91,7 +92,7 @@ export async function runRedfishBench(count = Number(process.env.BMC_COUNT ?? 50
   const fleet = await next();
   const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
   console.log(
-    `\nbootFromIso on ${count} simulated BMCs at once (6 vendor personalities; polls every ${options.powerPollMs} ms)`,
+    `\nbootFromIso on ${count} simulated BMCs at once (${String(Object.keys(PERSONALITIES).length)} vendor personalities in turn; polls every ${options.powerPollMs} ms)`,
   );
   console.log('operation          count     p50 ms     p99 ms');
   for (const [name, xs] of timings) {
