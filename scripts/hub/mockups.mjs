@@ -12,37 +12,19 @@
 //       bmc.url -> 'https://127.0.0.1:PORT', bmc.ca -> CA file; await bmc.stop(); built.remove();
 // CLI:  node scripts/hub/mockups.mjs build DIR
 //       node scripts/hub/mockups.mjs run VENDOR [--tls]   (Ctrl-C stops it)
-import { spawn } from 'node:child_process';
 import {
-  closeSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
-  openSync,
   readFileSync,
   readdirSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, posix, resolve } from 'node:path';
-import { ensureSushy, sushyVenv } from './sushy.mjs';
-import {
-  HubError,
-  createCA,
-  freePorts,
-  isMain,
-  issueCert,
-  log,
-  repoRoot,
-  run,
-  runCli,
-  stopPid,
-  tailFile,
-  waitFor,
-} from './util.mjs';
+import { ensureSushy, startVenvServer, sushyVenv } from './sushy.mjs';
+import { HubError, isMain, log, repoRoot, run, runCli } from './util.mjs';
 
 /** The wheels whose test samples were captured from real BMCs, pinned by version and hash. */
 export const MOCKUP_WHEELS = [
@@ -289,80 +271,20 @@ export async function startSushyStatic({ mockupDir, port, tls = false, readyTime
   if (!existsSync(join(mockupDir, 'index.json')))
     throw new HubError(`${mockupDir} has no index.json (the service root)`);
   await ensureSushy();
-  const exe = join(sushyVenv, 'bin/sushy-static');
-  port ??= (await freePorts(1))[0];
-  const dir = mkdtempSync(join(tmpdir(), 'siteforge-sushy-static-'));
-  const args = ['--interface', '127.0.0.1', '--port', String(port), '--mockup-files', mockupDir];
-  let ca;
-  try {
-    if (tls) {
-      ca = (await createCA(dir, 'ca', 'siteforge-sushy-static-ca')).cert;
-      const server = await issueCert(dir, 'server', {
-        cn: '127.0.0.1',
-        usage: 'server',
-        sans: ['IP:127.0.0.1', 'DNS:localhost'],
-      });
-      args.push('--ssl-certificate', server.cert, '--ssl-key', server.key);
-    }
-  } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
-    throw err;
-  }
-
   // It prints every request's headers and body to stdout, and the request line with the status
   // to stderr; both go to the log (what the BMC received), not to the test output.
-  const logFile = join(dir, 'sushy-static.log');
-  const fd = openSync(logFile, 'a');
-  const child = spawn(exe, args, {
-    cwd: dir,
-    stdio: ['ignore', fd, fd],
+  return startVenvServer({
+    name: 'sushy-static',
+    exe: join(sushyVenv, 'bin/sushy-static'),
+    port,
+    tls,
+    readyTimeoutMs,
     // Unbuffered, so the log shows each request as soon as it is answered.
     env: { ...process.env, PYTHONUNBUFFERED: '1' },
-  });
-  closeSync(fd);
-  let exit;
-  child.on('exit', (code, signal) => (exit = signal ?? `exit ${code}`));
-  child.on('error', (err) => (exit = err.message));
-  // Never outlive the test process that started it, even if it forgets stop().
-  const killOnExit = () => {
-    child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  };
-  process.once('exit', killOnExit);
-
-  const url = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
-  const stop = async () => {
-    process.removeListener('exit', killOnExit);
-    await stopPid(child.pid, { termMs: 5_000 });
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    await waitFor(
-      `sushy-static ${url}/redfish/v1/`,
-      () => getStatus(`${url}/redfish/v1/`, ca).then((s) => s === 200),
-      {
-        timeoutMs: readyTimeoutMs,
-        failIf: () =>
-          exit && `sushy-static stopped (${exit}); ${logFile} ends with: ${tailFile(logFile, 3)}`,
-      },
-    );
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  return { url, port, pid: child.pid, dir, ca, log: logFile, stop };
-}
-
-function getStatus(url, ca) {
-  const request = url.startsWith('https:') ? httpsRequest : httpRequest;
-  return new Promise((ok, fail) => {
-    const req = request(url, { ca: ca && readFileSync(ca), timeout: 2_000 }, (res) => {
-      res.resume();
-      ok(res.statusCode);
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', fail);
-    req.end();
+    args: ({ port: listenPort, cert }) => [
+      ...['--interface', '127.0.0.1', '--port', String(listenPort), '--mockup-files', mockupDir],
+      ...(cert ? ['--ssl-certificate', cert.cert, '--ssl-key', cert.key] : []),
+    ],
   });
 }
 

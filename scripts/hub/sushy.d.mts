@@ -22,6 +22,8 @@ export interface RunningSushy {
   readonly dir: string;
   /** CA certificate file to trust, with `tls`. */
   readonly ca?: string;
+  /** The server's output. */
+  readonly log: string;
   stop(): Promise<void>;
 }
 

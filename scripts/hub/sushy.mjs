@@ -112,50 +112,91 @@ export async function startSushy({
   readyTimeoutMs = 30_000,
 } = {}) {
   const exe = await ensureSushy();
-  port ??= (await freePorts(1))[0];
-  const dir = mkdtempSync(join(tmpdir(), 'siteforge-sushy-'));
-  const config = {
-    SUSHY_EMULATOR_LISTEN_IP: '127.0.0.1', // the default '' listens on every interface
-    SUSHY_EMULATOR_LISTEN_PORT: port,
-    SUSHY_EMULATOR_FAKE_DRIVER: true,
-    SUSHY_EMULATOR_STATE_DIR: join(dir, 'state'), // default /tmp/sushy-emulator is shared and persists
-    ...(systems && { SUSHY_EMULATOR_FAKE_SYSTEMS: systems }),
-    ...extraConfig,
-  };
-  let ca;
-  try {
-    if (auth) {
-      config.SUSHY_EMULATOR_AUTH_FILE = join(dir, 'htpasswd');
+  return startVenvServer({
+    name: 'sushy-emulator',
+    exe,
+    port,
+    tls,
+    readyTimeoutMs,
+    headers: auth && {
+      authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`,
+    },
+    async args({ dir, port: listenPort, cert }) {
+      const config = {
+        SUSHY_EMULATOR_LISTEN_IP: '127.0.0.1', // the default '' listens on every interface
+        SUSHY_EMULATOR_LISTEN_PORT: listenPort,
+        SUSHY_EMULATOR_FAKE_DRIVER: true,
+        SUSHY_EMULATOR_STATE_DIR: join(dir, 'state'), // default /tmp/sushy-emulator is shared and persists
+        ...(systems && { SUSHY_EMULATOR_FAKE_SYSTEMS: systems }),
+        ...(cert && { SUSHY_EMULATOR_SSL_CERT: cert.cert, SUSHY_EMULATOR_SSL_KEY: cert.key }),
+        ...extraConfig,
+      };
+      if (auth) {
+        config.SUSHY_EMULATOR_AUTH_FILE = join(dir, 'htpasswd');
+        writeFileSync(
+          config.SUSHY_EMULATOR_AUTH_FILE,
+          `${auth.username}:${await bcryptHash(auth.password)}\n`,
+        );
+      }
+      const configFile = join(dir, 'emulator.conf');
       writeFileSync(
-        config.SUSHY_EMULATOR_AUTH_FILE,
-        `${auth.username}:${await bcryptHash(auth.password)}\n`,
+        configFile,
+        Object.entries(config)
+          .map(([k, v]) => `${k} = ${toPython(v)}\n`)
+          .join(''),
       );
-    }
+      return ['--config', configFile];
+    },
+  });
+}
+
+/**
+ * Runs a Redfish server of the venv on 127.0.0.1 in a fresh temp dir, with a certificate from a
+ * fresh CA when `tls`, its output in `<dir>/<name>.log`, and waits until GET /redfish/v1/ is 200.
+ * It never outlives the process that started it; stop() ends it and removes the dir.
+ * @param {object} o
+ * @param {string} o.name for messages and the log file
+ * @param {string} o.exe
+ * @param {(s: {dir: string, port: number, cert?: {cert: string, key: string}}) => Promise<string[]> | string[]} o.args
+ *   its arguments; may write files into `dir` first
+ * @param {number} [o.port] default: a free port
+ * @param {boolean} [o.tls]
+ * @param {Record<string, string>} [o.headers] for the readiness probe (credentials)
+ * @param {NodeJS.ProcessEnv} [o.env]
+ */
+export async function startVenvServer({
+  name,
+  exe,
+  args,
+  port,
+  tls = false,
+  headers = {},
+  env = process.env,
+  readyTimeoutMs = 30_000,
+}) {
+  port ??= (await freePorts(1))[0];
+  const dir = mkdtempSync(join(tmpdir(), `siteforge-${name}-`));
+  let ca;
+  let argv;
+  try {
+    let cert;
     if (tls) {
-      ca = (await createCA(dir, 'ca', 'siteforge-sushy-ca')).cert;
-      const server = await issueCert(dir, 'server', {
+      ca = (await createCA(dir, 'ca', `siteforge-${name}-ca`)).cert;
+      cert = await issueCert(dir, 'server', {
         cn: '127.0.0.1',
         usage: 'server',
         sans: ['IP:127.0.0.1', 'DNS:localhost'],
       });
-      config.SUSHY_EMULATOR_SSL_CERT = server.cert;
-      config.SUSHY_EMULATOR_SSL_KEY = server.key;
     }
+    argv = await args({ dir, port, cert });
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  const configFile = join(dir, 'emulator.conf');
-  writeFileSync(
-    configFile,
-    Object.entries(config)
-      .map(([k, v]) => `${k} = ${toPython(v)}\n`)
-      .join(''),
-  );
 
-  const logFile = join(dir, 'sushy.log');
+  const logFile = join(dir, `${name}.log`);
   const fd = openSync(logFile, 'a');
-  const child = spawn(exe, ['--config', configFile], { cwd: dir, stdio: ['ignore', fd, fd] });
+  const child = spawn(exe, argv, { cwd: dir, stdio: ['ignore', fd, fd], env });
   closeSync(fd);
   let exit;
   child.on('exit', (code, signal) => (exit = signal ?? `exit ${code}`));
@@ -174,25 +215,20 @@ export async function startSushy({
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const headers = auth
-      ? {
-          authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`,
-        }
-      : {};
     await waitFor(
-      `sushy-emulator ${url}/redfish/v1/`,
+      `${name} ${url}/redfish/v1/`,
       () => getStatus(`${url}/redfish/v1/`, { headers, ca }).then((s) => s === 200),
       {
         timeoutMs: readyTimeoutMs,
         failIf: () =>
-          exit && `sushy-emulator stopped (${exit}); ${logFile} ends with: ${tailFile(logFile, 3)}`,
+          exit && `${name} stopped (${exit}); ${logFile} ends with: ${tailFile(logFile, 3)}`,
       },
     );
   } catch (err) {
     await stop();
     throw err;
   }
-  return { url, port, pid: child.pid, dir, ca, stop };
+  return { url, port, pid: child.pid, dir, ca, log: logFile, stop };
 }
 
 /** bcrypt hash from the venv's own bcrypt module; cost 4 keeps each authenticated request fast. */
