@@ -19,7 +19,7 @@ import {
 } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import express from 'express';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -295,41 +295,37 @@ class ImageServerImpl implements ImageServer {
   constructor(private readonly options: ImageServerOptions) {
     this.clock = options.clock ?? systemClock;
     this.maxCacheBytes = options.maxCacheBytes ?? 20 * 1024 ** 3;
-    const app = express();
-    app.disable('x-powered-by');
-    app.disable('etag'); // ours is the content hash, set per response
-    app.set('case sensitive routing', true);
-    app.set('strict routing', true);
-    app.set('query parser', false);
-    app.use((_req, _res, next) => {
-      this.stats.requests++;
-      next();
-    });
+    // An express Router on the bare node:http objects: express's routing, without the
+    // application layer that swaps each request's and response's prototype, which costs about
+    // a third of the server's CPU per GiB served (measured with `npm run bench`).
+    const router = express.Router({ caseSensitive: true, strict: true });
     // GET routes answer HEAD too; the token carries dots, `:token` takes them all.
-    app.get('/images/:token.iso', (req, res) => this.handle(req.params.token, req, res));
-    app.all('/images/:token.iso', (_req, res) => {
+    router.get('/images/:token.iso', (req, res) => this.handle(req.params.token, req, res));
+    router.all('/images/:token.iso', (_req, res) => {
       res.setHeader('allow', 'GET, HEAD');
       plain(res, 405, 'method not allowed');
     });
-    app.use((_req, res) => {
+    router.use((_req, res) => {
       plain(res, 404, 'not found');
     });
-    // Our own last word: express's default would log the stack and send it to the BMC.
-    // eslint-disable-next-line @typescript-eslint/no-unused-vars -- express knows error handlers by their four parameters
-    app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      plain(
-        res,
-        err instanceof ImageSourceError ? 502 : 500,
-        err instanceof Error ? err.message : String(err),
-      );
-    });
+    const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
+      this.stats.requests++;
+      // Only a failed handler gets here: our own last word, never a stack trace to a BMC.
+      router(req as Request, res as Response, (err?: unknown) => {
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        plain(
+          res,
+          err instanceof ImageSourceError ? 502 : 500,
+          err instanceof Error ? err.message : String(err),
+        );
+      });
+    };
     this.server = options.tls
-      ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, app)
-      : createHttpServer(app);
+      ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, dispatch)
+      : createHttpServer(dispatch);
     this.server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
