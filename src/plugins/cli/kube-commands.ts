@@ -52,7 +52,7 @@ export interface KubeCommandDeps {
 export async function runKubeCommand(
   args: KubeCommandArgs,
   io: KubeCommandIo,
-  render: Pick<RenderOptions, 'files' | 'secrets'> = {},
+  render: Pick<RenderOptions, 'files' | 'secrets' | 'format' | 'templateNamespace'> = {},
   deps: KubeCommandDeps = {},
 ): Promise<ExitCode> {
   const files = readInputFiles(listInputFiles(args.paths, io.cwd), io.cwd);

@@ -57,10 +57,10 @@ Options:
   --secrets-dir DIR  where bmcCredentials/pullSecret fromDirectory credentials are read
                      (default: $SITEFORGE_SECRETS_DIR)
   --redact           generate: print Secrets with their values replaced by <redacted>
-  --format FORMAT    generate: crs (hub objects, the default) or clusterinstance (ClusterInstances
-                     for the SiteConfig operator, with what it does not render)
+  --format FORMAT    generate, apply, check: crs (hub objects, the default) or clusterinstance
+                     (ClusterInstances for the SiteConfig operator, with what it does not render)
   --template-namespace NS
-                     generate --format clusterinstance, convert: namespace of the operator's
+                     --format clusterinstance, convert: namespace of the operator's
                      template ConfigMaps (default: open-cluster-management)
   --kubeconfig FILE  apply, check: the hub to use (default: $KUBECONFIG, ~/.kube/config)
   --dry-run=server   apply: let the hub check everything but persist nothing
@@ -235,7 +235,9 @@ function compile(args: ParsedArgs, io: CliIo): number {
     (args.format !== undefined || args.templateNamespace !== undefined) &&
     args.command !== 'generate'
   )
-    throw new UsageError('--format and --template-namespace only apply to generate and convert');
+    throw new UsageError(
+      '--format and --template-namespace only apply to generate, convert, apply and check',
+    );
   const files = readInputFiles(listInputFiles(args.paths, io.cwd), io.cwd);
   const validateOnly = args.command === 'validate';
   const secretsDir = args.secretsDir ?? (io.env ?? process.env)['SITEFORGE_SECRETS_DIR'];
@@ -281,6 +283,8 @@ async function kube(command: 'apply' | 'check', args: ParsedArgs, io: CliIo): Pr
   // Loaded on demand: @kubernetes/client-node costs ~0.7 s to import.
   const { runKubeCommand } = await import('./kube-commands.js');
   return runKubeCommand({ ...args, command }, io, {
+    ...(args.format === 'clusterinstance' ? { format: 'clusterinstance' as const } : {}),
+    ...(args.templateNamespace ? { templateNamespace: args.templateNamespace } : {}),
     files: fsSiteFiles('/', io.cwd),
     ...(secretsDir ? { secrets: fsSecretSource(resolve(io.cwd, secretsDir)) } : {}),
   });
