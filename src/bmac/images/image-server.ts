@@ -279,6 +279,8 @@ class ImageServerImpl implements ImageServer {
   private readonly clock: Clock;
   private readonly maxCacheBytes: number;
   private readonly downloads = new Map<string, Download>();
+  /** Aborted by stop(): downloads in flight end with the server. */
+  private readonly stopping = new AbortController();
   private readonly refs = new Map<string, RefRecord>();
   /** The blobs on disk, by SHA-256. */
   private readonly cache = new Map<string, CacheEntry>();
@@ -310,17 +312,20 @@ class ImageServerImpl implements ImageServer {
     });
     const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
       this.stats.requests++;
-      // Only a failed handler gets here: our own last word, never a stack trace to a BMC.
+      // Only a failed handler gets here: our own last word. A BMC gets a status and a fixed
+      // text, never a stack trace, a cache path, or the source URL (which may carry a token).
       router(req as Request, res as Response, (err?: unknown) => {
         if (res.headersSent) {
           res.destroy();
           return;
         }
-        plain(
-          res,
-          err instanceof ImageSourceError ? 502 : 500,
-          err instanceof Error ? err.message : String(err),
-        );
+        // Headers a range answer had set (length, range, ETag) must not describe this one.
+        for (const name of res.getHeaderNames()) res.removeHeader(name);
+        const status = (err as { status?: unknown } | undefined)?.status;
+        if (typeof status === 'number' && status >= 400 && status < 500)
+          plain(res, status, 'bad request');
+        else if (err instanceof ImageSourceError) plain(res, 502, 'image source unavailable');
+        else plain(res, 500, 'internal error');
       });
     };
     this.server = options.tls
@@ -394,9 +399,11 @@ class ImageServerImpl implements ImageServer {
     );
     for (const socket of this.sockets) socket.destroy();
     await closed;
+    this.stopping.abort();
+    await Promise.all([...this.downloads.values()].map((d) => d.done.catch(() => undefined)));
     const handles = [...this.handles.values()];
     this.handles.clear();
-    await Promise.all(handles.map(async (h) => (await h).close().catch(() => undefined)));
+    await Promise.all(handles.map((h) => h.then((f) => f.close()).catch(() => undefined)));
     await Promise.all([...this.evicting.values(), ...this.touches]);
   }
 
@@ -526,10 +533,18 @@ class ImageServerImpl implements ImageServer {
     let file: FileHandle | undefined;
     try {
       const res = await fetch(source, {
-        signal: AbortSignal.timeout(this.options.downloadTimeoutMs ?? 30 * 60_000),
+        // Bytes as stored: a compressed answer's Content-Length is not the image's size.
+        headers: { 'accept-encoding': 'identity' },
+        signal: AbortSignal.any([
+          this.stopping.signal,
+          AbortSignal.timeout(this.options.downloadTimeoutMs ?? 30 * 60_000),
+        ]),
       });
       if (!res.ok || res.body === null)
         throw new ImageSourceError(`${source} answered ${String(res.status)}`);
+      const encoding = res.headers.get('content-encoding');
+      if (encoding !== null && encoding !== 'identity')
+        throw new ImageSourceError(`${source} answered with content-encoding ${encoding}`);
       const length = Number(res.headers.get('content-length') ?? NaN);
       file = await open(flight.path, 'w');
       flight.start(Number.isSafeInteger(length) ? length : undefined);
@@ -540,7 +555,7 @@ class ImageServerImpl implements ImageServer {
         new Writable({
           write(chunk: Buffer, _encoding, callback) {
             hash.update(chunk);
-            out.write(chunk, 0, chunk.length).then(() => {
+            writeFully(out, chunk, flight.written).then(() => {
               flight.advance(chunk.length);
               callback();
             }, callback);
@@ -554,8 +569,9 @@ class ImageServerImpl implements ImageServer {
           `${source} sent ${String(flight.written)} of ${String(flight.size)} bytes`,
         );
     } catch (err) {
-      await file?.close();
-      await rm(flight.path, { force: true });
+      // Readers waiting on this download must hear of the failure whatever the cleanup does.
+      await file?.close().catch(() => undefined);
+      await rm(flight.path, { force: true }).catch(() => undefined);
       const failure =
         err instanceof ImageSourceError
           ? err
@@ -758,6 +774,15 @@ class ImageServerImpl implements ImageServer {
 }
 
 /** A short text answer. */
+/** Writes all of `chunk` at `position`: a write to a nearly full disk may take only part. */
+async function writeFully(file: FileHandle, chunk: Buffer, position: number): Promise<void> {
+  for (let done = 0; done < chunk.length;) {
+    const { bytesWritten } = await file.write(chunk, done, chunk.length - done, position + done);
+    if (bytesWritten === 0) throw new Error('the disk took no more bytes');
+    done += bytesWritten;
+  }
+}
+
 function plain(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { 'content-type': 'text/plain' });
   res.end(`${text}\n`);

@@ -226,6 +226,12 @@ export const BOOT_MODE_JOB = {
  */
 export const BOOT_SETTINGS_FALLBACK = {
   paths: ['Settings', 'SD'],
+  /**
+   * Refusals that mean "not here": a bad request, forbidden, method not allowed, not
+   * implemented. A busy BMC (5xx), a conflict (409) or a stale ETag (412) is no reason to
+   * write the boot somewhere else: that error is the caller's.
+   */
+  statuses: [400, 403, 405, 501],
   source: 'DMTF Redfish-Tacklebox redfish_utilities/systems.py set_system_boot workarounds',
 } as const;
 

@@ -318,9 +318,9 @@ export class UndiciRedfishClient implements RedfishClient {
   }
 
   /**
-   * PATCHes `Boot` where {@link readBoot} says. When the System itself refuses it (≥ 400),
-   * tries `{System}/Settings`, then `{System}/SD`, as Tacklebox does; if those fail too, the
-   * System's error is the one that counts.
+   * PATCHes `Boot` where {@link readBoot} says. When the System itself refuses it as not
+   * supported there (400, 403, 405, 501), tries `{System}/Settings`, then `{System}/SD`, as
+   * Tacklebox's workarounds do; if those fail too, the System's error is the one that counts.
    */
   private async patchBoot(boot: Record<string, string>): Promise<void> {
     const { systemPath } = await this.layout();
@@ -328,7 +328,11 @@ export class UndiciRedfishClient implements RedfishClient {
     try {
       await this.http.send('PATCH', current.path, { Boot: boot }, { etag: current.etag });
     } catch (err) {
-      if (current.path !== systemPath || !(err instanceof RedfishError) || (err.status ?? 0) < 400)
+      if (
+        current.path !== systemPath ||
+        !(err instanceof RedfishError) ||
+        !(BOOT_SETTINGS_FALLBACK.statuses as readonly number[]).includes(err.status ?? 0)
+      )
         throw err;
       for (const name of BOOT_SETTINGS_FALLBACK.paths) {
         const path = `${systemPath}/${name}`;

@@ -281,6 +281,38 @@ describe('the image server', () => {
     expect(server.stats.upstreamDownloads).toBe(2);
     expect(readdirSync(join(cacheDir, 'tmp'))).toEqual([]);
   });
+
+  it('tells a BMC only that the source failed: not its URL, which may carry a token', async () => {
+    const url = await server.urlFor(`${upstreamOrigin}/missing.iso?api_key=sEcReT-jwt`);
+    const res = await fetch(url);
+    expect(res.status).toBe(502);
+    expect(await res.text()).toBe('image source unavailable\n');
+  });
+
+  it('answers a range whose source fails mid-way with a complete error, not a hung body', async () => {
+    // The source announces the whole ISO, sends 1 MiB, then drops: the range asked for lies
+    // beyond, so the answer fails before its first byte, after its range headers were set.
+    const dropping = createServer((req, res) => {
+      res.writeHead(200, { 'content-length': iso.length });
+      res.write(iso.subarray(0, 1024 * 1024), () => res.destroy());
+    });
+    await new Promise<void>((r) => dropping.listen(0, '127.0.0.1', r));
+    try {
+      const port = (dropping.address() as AddressInfo).port;
+      const url = await server.urlFor(`http://127.0.0.1:${String(port)}/rhcos-drop.iso`);
+      const res = await fetch(url, { headers: { range: 'bytes=2097152-2098175' } });
+      expect(res.status).toBe(502);
+      expect(res.headers.get('content-range')).toBeNull();
+      expect(await res.text()).toBe('image source unavailable\n');
+    } finally {
+      dropping.closeAllConnections();
+      dropping.close();
+    }
+  });
+
+  it('answers 400 to a path it cannot decode, not 500', async () => {
+    expect((await fetch(`${server.origin}/images/%ZZ.iso`)).status).toBe(400);
+  });
 });
 
 /** The most a TCP connection's receive and send buffers can grow to (Linux), else 0. */

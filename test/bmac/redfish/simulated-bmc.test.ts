@@ -529,6 +529,23 @@ describe('iDRAC10, Tacklebox settings, Dell’s boot-mode BIOS job and AMI full 
     expect(bmc.counts['GET /Systems/1/SD']).toBe(1);
   });
 
+  it('never writes the boot elsewhere because the System was busy or in conflict', async () => {
+    const { bmc, client } = await host({ ...GENERIC, hiddenBootSettings: 'Settings' });
+    bmc.script({
+      method: 'PATCH',
+      path: /\/Systems\/1$/,
+      times: 1,
+      action: { status: 409, body: errorBody('Base.1.8.ResourceInUse', 'Boot') },
+    });
+    await expect(client.setBootOverride({ target: 'Cd' })).rejects.toMatchObject({
+      status: 409,
+      path: '/redfish/v1/Systems/1',
+    });
+    // The Settings resource would have taken it, and would have hidden the System's answer.
+    expect(bmc.counts['GET /Systems/1/Settings'] ?? 0).toBe(0);
+    expect(bmc.counts['PATCH /Systems/1/Settings'] ?? 0).toBe(0);
+  });
+
   it('restarts a Dell host for the boot-mode BIOS job, reads it every 15 s, then powers off', async () => {
     const { bmc, client, clock } = await host({
       ...IDRAC9,
