@@ -1,4 +1,5 @@
 // Types of mockups.mjs for the TypeScript tests that serve captured vendor trees.
+import type { RunningSushy } from './sushy.mjs';
 
 /** A pinned wheel whose test samples were captured from real BMCs. */
 export interface MockupWheel {
@@ -49,17 +50,9 @@ export interface StartSushyStaticOptions {
   readonly readyTimeoutMs?: number;
 }
 
-export interface RunningSushyStatic {
-  /** http(s)://127.0.0.1:PORT */
-  readonly url: string;
-  readonly port: number;
-  readonly pid: number;
-  readonly dir: string;
-  /** CA certificate file to trust, with `tls`. */
-  readonly ca?: string;
+export interface RunningSushyStatic extends RunningSushy {
   /** The server's log: each request's headers and body, then its request line and status. */
   readonly log: string;
-  stop(): Promise<void>;
 }
 
 export const MOCKUP_WHEELS: readonly MockupWheel[];

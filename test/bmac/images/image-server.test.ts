@@ -315,6 +315,17 @@ describe('the image server', () => {
   });
 });
 
+/** A GET that takes the response headers and then reads nothing more. */
+function stalledReader(url: URL): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(url, (res) => {
+      res.pause();
+      resolve(res);
+    });
+    req.on('error', reject);
+  });
+}
+
 /** The most a TCP connection's receive and send buffers can grow to (Linux), else 0. */
 function socketBufferMax(): number {
   const max = (name: string) => {
@@ -443,13 +454,7 @@ describe('the image cache with several ISOs', () => {
     const url = new URL(await server.urlFor(source(1, 'big')));
     // A reader that takes the headers and then stops: BIG cannot fit in the socket buffers, so
     // the server is still sending.
-    const reader = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = httpGet(url, (res) => {
-        res.pause();
-        resolve(res);
-      });
-      req.on('error', reject);
-    });
+    const reader = await stalledReader(url);
     await prefetch(2);
     await prefetch(3);
     const bigSha = shaOf(image(1, BIG));
@@ -491,13 +496,7 @@ describe('the image cache with several ISOs', () => {
     // The stalled response's last write waits in the server with the socket buffers full: the
     // buffer it holds must not be reused for another response meanwhile.
     const bigUrl = new URL(await server.urlFor(source(1, 'big')));
-    const stalled = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = httpGet(bigUrl, (res) => {
-        res.pause();
-        resolve(res);
-      });
-      req.on('error', reject);
-    });
+    const stalled = await stalledReader(bigUrl);
     const url = await server.urlFor(source(2));
     const others = await Promise.all(
       Array.from({ length: 32 }, async () => Buffer.from(await (await fetch(url)).arrayBuffer())),
