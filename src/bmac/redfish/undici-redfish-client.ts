@@ -234,7 +234,7 @@ export class UndiciRedfishClient implements RedfishClient {
   }
 
   async setBootOverride(request: BootOverrideRequest = {}): Promise<void> {
-    const { quirks, dellImportTarget } = await this.layout();
+    const { systemPath, quirks, dellImportTarget } = await this.layout();
     const enabled = request.enabled ?? 'Once';
     const current = await this.readBoot();
     const allowed = current.boot?.['BootSourceOverrideTarget@Redfish.AllowableValues'] ?? [];
@@ -254,6 +254,12 @@ export class UndiciRedfishClient implements RedfishClient {
       ? current.systemBoot?.BootSourceOverrideMode
       : current.boot?.BootSourceOverrideMode;
     const changeMode = mode !== undefined && modeInForce !== mode;
+    // A resumed workflow may find its mode already pending in the SettingsObject: that job
+    // needs its restart, not a second PATCH.
+    const modePending =
+      quirks.bootModeByBiosJob &&
+      current.path !== systemPath &&
+      current.boot?.BootSourceOverrideMode === mode;
     // metal3's idrac-virtualmedia:// sets the CD boot through Dell's configuration job, as
     // ironic's idrac-redfish-virtual-media does; the mode still goes through the System.
     const dellJob =
@@ -262,11 +268,12 @@ export class UndiciRedfishClient implements RedfishClient {
       target === 'Cd' &&
       enabled === 'Once';
     if (dellJob) {
-      if (changeMode) await this.setBootMode(mode);
+      if (changeMode) await this.setBootMode(mode, { patch: !modePending });
       await this.importDellBootJob(dellImportTarget);
       return;
     }
-    if (changeMode && !quirks.fullBootRequest) await this.setBootMode(mode);
+    if (changeMode && !quirks.fullBootRequest)
+      await this.setBootMode(mode, { patch: !modePending });
 
     const boot: Record<string, string> = { BootSourceOverrideTarget: target };
     if (
@@ -357,9 +364,9 @@ export class UndiciRedfishClient implements RedfishClient {
    * the power as it was. A host that was off is powered off again, because bootFromIso powers
    * it on only once the boot override is in place (as after Dell's LC068 reboot).
    */
-  private async setBootMode(mode: BootMode): Promise<void> {
+  private async setBootMode(mode: BootMode, { patch = true } = {}): Promise<void> {
     const { systemPath, quirks } = await this.layout();
-    await this.patchBoot({ BootSourceOverrideMode: mode });
+    if (patch) await this.patchBoot({ BootSourceOverrideMode: mode });
     if (!quirks.bootModeByBiosJob) return;
     const applied = (system: SystemInfo): boolean => system.boot.mode === mode;
     const before = await this.getSystem();

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bootFromIso, UndiciRedfishClient } from '../../../src/bmac/redfish/index.js';
+import { bootFromIso, BootStep, UndiciRedfishClient } from '../../../src/bmac/redfish/index.js';
 import type { UndiciRedfishClientOptions } from '../../../src/bmac/redfish/index.js';
 import {
   ASROCKRACK,
@@ -544,6 +544,27 @@ describe('iDRAC10, Tacklebox settings, Dell’s boot-mode BIOS job and AMI full 
     // The Settings resource would have taken it, and would have hidden the System's answer.
     expect(bmc.counts['GET /Systems/1/Settings'] ?? 0).toBe(0);
     expect(bmc.counts['PATCH /Systems/1/Settings'] ?? 0).toBe(0);
+  });
+
+  it('resumes a Dell boot-mode BIOS job already pending without a second mode PATCH', async () => {
+    const { bmc, client } = await host({ ...IDRAC10, bootModeJobMs: 40_000, powerDelayMs: 0 });
+    const settings = `/redfish/v1/Systems/${IDRAC10.systemId}/Settings`;
+    // The crashed run got as far as the mode PATCH; its checkpoint says BootOverride.
+    await client.insertMedia(ISO);
+    const patched = await fetch(`${bmc.origin}${settings}`, {
+      method: 'PATCH',
+      headers: {
+        authorization: `Basic ${Buffer.from('admin:password').toString('base64')}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ Boot: { BootSourceOverrideMode: 'UEFI' } }),
+    });
+    expect(patched.ok).toBe(true);
+    await bootFromIso(client, ISO, { progress: { imageUrl: ISO, step: BootStep.BootOverride } });
+    const modeEvents = bmc.events.filter((e) => e.kind === 'boot-mode').map((e) => e.detail);
+    expect(modeEvents).toEqual(['UEFI pending a BIOS job', 'UEFI']);
+    expect(bmc.counts[`PATCH /Systems/${IDRAC10.systemId}/Settings`]).toBe(2); // ours, the target
+    expect(bmc.state().bootedImage).toBe(ISO);
   });
 
   it('restarts a Dell host for the boot-mode BIOS job, reads it every 15 s, then powers off', async () => {
