@@ -211,7 +211,8 @@ export async function startVenvServer({
   const url = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const stop = async () => {
     process.removeListener('exit', killOnExit);
-    await stopPid(child.pid, { termMs: 5_000 });
+    // Once it has exited, its pid may belong to another process: signal only a live child.
+    if (exit === undefined) await stopPid(child.pid, { termMs: 5_000 });
     rmSync(dir, { recursive: true, force: true });
   };
   try {
