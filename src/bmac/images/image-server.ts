@@ -211,11 +211,16 @@ async function sendRange(
   start: number,
   end: number,
   pool: SlabPool,
-  ready?: (bytes: number) => Promise<void>,
+  hooks: {
+    /** Resolves once the first `bytes` of the file are on disk (a download in flight). */
+    readonly ready?: (bytes: number) => Promise<void>;
+    /** Called with each part the socket has taken. */
+    readonly sent: (bytes: number) => void;
+  },
 ): Promise<void> {
   for (let at = start; at <= end && !res.destroyed;) {
     const length = Math.min(SLAB, end + 1 - at);
-    await ready?.(at + length);
+    await hooks.ready?.(at + length);
     const slab = pool.take();
     try {
       for (let read = 0; read < length;) {
@@ -231,7 +236,9 @@ async function sendRange(
     // The callback runs once the socket is done with the bytes (or failed: then the buffer is
     // left to the garbage collector, as the socket may hold it still).
     const more = res.write(slab.subarray(0, length), (err) => {
-      if (!err) pool.give(slab);
+      if (err) return;
+      pool.give(slab);
+      hooks.sent(length);
     });
     if (!more && at <= end) await drained(res);
   }
@@ -279,6 +286,10 @@ class ImageServerImpl implements ImageServer {
   private readonly clock: Clock;
   private readonly maxCacheBytes: number;
   private readonly downloads = new Map<string, Download>();
+  /** Counts bytes a socket has taken: an aborted response counts only what it got. */
+  private readonly countSent = (bytes: number): void => {
+    this.stats.bytesServed += bytes;
+  };
   /** Aborted by stop(): downloads in flight end with the server. */
   private readonly stopping = new AbortController();
   private readonly refs = new Map<string, RefRecord>();
@@ -677,9 +688,7 @@ class ImageServerImpl implements ImageServer {
       const range = this.respondHeaders(req, res, lease.entry.size, etag);
       if (range === undefined) return true;
       const [start, end] = range;
-      const length = end - start + 1;
-      this.stats.bytesServed += length;
-      await sendRange(handle, res, start, end, this.slabs);
+      await sendRange(handle, res, start, end, this.slabs, { sent: this.countSent });
       return true;
     } finally {
       this.release(lease.entry);
@@ -709,8 +718,10 @@ class ImageServerImpl implements ImageServer {
       const range = this.respondHeaders(req, res, flight.size ?? 0, undefined);
       if (range === undefined) return true;
       const [start, end] = range;
-      this.stats.bytesServed += end - start + 1;
-      await sendRange(file, res, start, end, this.slabs, (bytes) => flight.waitFor(bytes));
+      await sendRange(file, res, start, end, this.slabs, {
+        ready: (bytes) => flight.waitFor(bytes),
+        sent: this.countSent,
+      });
       return true;
     } finally {
       this.leave(flight);

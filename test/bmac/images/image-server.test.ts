@@ -143,6 +143,10 @@ describe('the image server', () => {
     const beyond = await fetch(url, { headers: { range: `bytes=${String(iso.length)}-` } });
     expect(beyond.status).toBe(416);
     expect(beyond.headers.get('content-range')).toBe(`bytes */${String(iso.length)}`);
+    // Only bytes a BMC was sent count: the two ranges, not the HEAD or the refused range.
+    await vi.waitFor(() => {
+      expect(server.stats.bytesServed).toBe(1024 + 17);
+    });
   });
 
   it('gives each of many BMCs reading at once its own bytes', async () => {
