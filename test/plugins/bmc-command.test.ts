@@ -111,6 +111,15 @@ describe('siteforge bmc', () => {
       ],
       /--username-file nope: ENOENT/,
     ],
+    [
+      [
+        'bmc',
+        'info',
+        ...['--address', 'redfish://h', '--username-file', 'username'],
+        ...['--password-file', 'password', '--ca', 'no-such-ca.pem'],
+      ],
+      /--ca no-such-ca.pem: ENOENT/,
+    ],
     [['bmc', 'info', '--password', 'x'], /unknown bmc option --password/],
   ])('refuses %j with a usage error', async (args, message) => {
     const { status, stderr } = await cli(args, dir);

@@ -143,7 +143,7 @@ export async function runBmcCommand(
     address: args.address,
     credentials,
     disableCertificateVerification: args.insecure,
-    ...(args.ca === undefined ? {} : { ca: readFileSync(resolve(io.cwd, args.ca)) }),
+    ...(args.ca === undefined ? {} : { ca: readOptionFile(args.ca, io.cwd, '--ca') }),
   });
   const print = (value: unknown): void => {
     io.stdout(`${JSON.stringify(value, null, 2)}\n`);
@@ -213,17 +213,22 @@ function isCertificateError(cause: unknown): boolean {
   return typeof code === 'string' && CERTIFICATE_ERRORS.has(code);
 }
 
-/** Reads a credential file, without its trailing newline. */
-function readSecret(file: string, cwd: string, option: string): string {
-  let text: string;
+/** Reads the file an option names; a file that cannot be read is a usage error. */
+function readOptionFile(file: string, cwd: string, option: string): Buffer {
   try {
-    text = readFileSync(resolve(cwd, file), 'utf8');
+    return readFileSync(resolve(cwd, file));
   } catch (err) {
     throw new UsageError(
       `${option} ${file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`,
     );
   }
-  const value = text.replace(/\r?\n$/, '');
+}
+
+/** Reads a credential file, without its trailing newline. */
+function readSecret(file: string, cwd: string, option: string): string {
+  const value = readOptionFile(file, cwd, option)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
   if (value === '') throw new UsageError(`${option} ${file} is empty`);
   return value;
 }
