@@ -88,6 +88,31 @@ const credentialsSource = {
   },
 } as const;
 
+/** A list of `{cidr}` entries (machineNetwork, and serviceNetwork of a ClusterInstance). */
+export const cidrListSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['cidr'],
+    additionalProperties: false,
+    properties: { cidr: { type: 'string' } },
+  },
+} as const;
+
+/** clusterNetwork: `{cidr, hostPrefix}` entries. */
+export const clusterNetworkSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['cidr'],
+    additionalProperties: false,
+    properties: {
+      cidr: { type: 'string' },
+      hostPrefix: { type: 'integer', minimum: 1, maximum: 128 },
+    },
+  },
+} as const;
+
 /** Tang servers of network-bound disk encryption. */
 export const tangServersSchema = {
   type: 'array',
@@ -228,27 +253,8 @@ const clusterSchema = {
     ingressVIP: { type: 'string', deprecated: true },
     apiVIPs: { ...stringList, maxItems: 2 },
     ingressVIPs: { ...stringList, maxItems: 2 },
-    machineNetwork: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['cidr'],
-        additionalProperties: false,
-        properties: { cidr: { type: 'string' } },
-      },
-    },
-    clusterNetwork: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['cidr'],
-        additionalProperties: false,
-        properties: {
-          cidr: { type: 'string' },
-          hostPrefix: { type: 'integer', minimum: 1, maximum: 128 },
-        },
-      },
-    },
+    machineNetwork: cidrListSchema,
+    clusterNetwork: clusterNetworkSchema,
     serviceNetwork: stringList,
     additionalNTPSources: stringList,
     ignitionConfigOverride: jsonText('Ignition override for the discovery ISO'),

@@ -4,6 +4,8 @@
  * fields (networks, VIPs, MACs, topology per clusterType) live in validate.ts.
  */
 import {
+  cidrListSchema,
+  clusterNetworkSchema,
   documentSchema,
   nodeNetworkSchema,
   proxySchema,
@@ -39,15 +41,6 @@ const resourceRefs = {
     required: ['apiVersion', 'kind'],
     additionalProperties: false,
     properties: { apiVersion: { type: 'string' }, kind: { type: 'string' } },
-  },
-} as const;
-const cidrList = {
-  type: 'array',
-  items: {
-    type: 'object',
-    required: ['cidr'],
-    additionalProperties: false,
-    properties: { cidr: { type: 'string' } },
   },
 } as const;
 const jsonText = (what: string): object => ({
@@ -113,20 +106,9 @@ export const clusterInstanceSchema = documentSchema({
       ingressVIPs: { ...stringList, maxItems: 2 },
       holdInstallation: { type: 'boolean', default: false },
       additionalNTPSources: stringList,
-      machineNetwork: cidrList,
-      clusterNetwork: {
-        type: 'array',
-        items: {
-          type: 'object',
-          required: ['cidr'],
-          additionalProperties: false,
-          properties: {
-            cidr: { type: 'string' },
-            hostPrefix: { type: 'integer', minimum: 1, maximum: 128 },
-          },
-        },
-      },
-      serviceNetwork: cidrList,
+      machineNetwork: cidrListSchema,
+      clusterNetwork: clusterNetworkSchema,
+      serviceNetwork: cidrListSchema,
       networkType: { enum: ['OVNKubernetes', 'OpenShiftSDN'], default: 'OVNKubernetes' },
       platformType: { enum: ['', 'BareMetal', 'None', 'VSphere', 'Nutanix', 'External'] },
       extraAnnotations: extraMetadata,
