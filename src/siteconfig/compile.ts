@@ -445,25 +445,7 @@ class ClusterCompiler {
   }
 
   private clusterDeployment(): Manifest {
-    return {
-      apiVersion: 'hive.openshift.io/v1',
-      kind: 'ClusterDeployment',
-      metadata: { name: this.name, namespace: this.name },
-      spec: {
-        baseDomain: this.site.spec.baseDomain,
-        clusterInstallRef: {
-          group: 'extensions.hive.openshift.io',
-          kind: 'AgentClusterInstall',
-          name: this.name,
-          version: 'v1beta1',
-        },
-        clusterName: this.name,
-        platform: {
-          agentBareMetal: { agentSelector: { matchLabels: { 'cluster-name': this.name } } },
-        },
-        pullSecretRef: { name: this.site.spec.pullSecretRef.name },
-      },
-    };
+    return clusterDeployment(this.name, this.site.spec.baseDomain, this.site.spec.pullSecretRef);
   }
 
   private infraEnv(): Manifest {
@@ -613,6 +595,33 @@ function chunksOf(
     CHUNKS.set(data, chunks);
   }
   return chunks;
+}
+
+/** The ClusterDeployment of a cluster: its install is the AgentClusterInstall of that name. */
+export function clusterDeployment(
+  name: string,
+  baseDomain: string,
+  pullSecretRef: { readonly name: string },
+): Manifest {
+  return {
+    apiVersion: 'hive.openshift.io/v1',
+    kind: 'ClusterDeployment',
+    metadata: { name, namespace: name },
+    spec: {
+      baseDomain,
+      clusterInstallRef: {
+        group: 'extensions.hive.openshift.io',
+        kind: 'AgentClusterInstall',
+        name,
+        version: 'v1beta1',
+      },
+      clusterName: name,
+      platform: {
+        agentBareMetal: { agentSelector: { matchLabels: { 'cluster-name': name } } },
+      },
+      pullSecretRef: { name: pullSecretRef.name },
+    },
+  };
 }
 
 /**

@@ -14,6 +14,7 @@
  * Pure: no I/O, no clock, no environment.
  */
 import {
+  clusterDeployment,
   compact,
   installConfigOverrides,
   Keys,
@@ -209,25 +210,7 @@ class ClusterInstanceCompiler {
   }
 
   private clusterDeployment(): Manifest {
-    return {
-      apiVersion: 'hive.openshift.io/v1',
-      kind: 'ClusterDeployment',
-      metadata: { name: this.name, namespace: this.name },
-      spec: {
-        baseDomain: this.spec.baseDomain,
-        clusterInstallRef: {
-          group: 'extensions.hive.openshift.io',
-          kind: 'AgentClusterInstall',
-          name: this.name,
-          version: 'v1beta1',
-        },
-        clusterName: this.name,
-        platform: {
-          agentBareMetal: { agentSelector: { matchLabels: { 'cluster-name': this.name } } },
-        },
-        pullSecretRef: { name: this.spec.pullSecretRef.name },
-      },
-    };
+    return clusterDeployment(this.name, this.spec.baseDomain, this.spec.pullSecretRef);
   }
 
   /** The template's labels are vendor and cloud; extraLabels.ManagedCluster adds the rest. */
