@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, get as httpGet } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
@@ -16,6 +15,7 @@ import {
   verifyImageToken,
 } from '../../../src/bmac/images/index.js';
 import type { ImageServer } from '../../../src/bmac/images/index.js';
+import { loopbackCert } from '../../support/loopback-cert.js';
 
 const key = randomBytes(32);
 const NOW = 1_800_000_000;
@@ -241,34 +241,21 @@ describe('the image server', () => {
 
   it('serves https://host/images/<token>.iso with a certificate BMCs can verify', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'siteforge-images-tls-'));
-    const [certFile, keyFile] = [join(dir, 'cert.pem'), join(dir, 'key.pem')];
-    execFileSync(
-      'openssl',
-      [
-        ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'],
-        ...['-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
-        ...['-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile],
-      ],
-      { stdio: 'ignore' },
-    );
+    const cert = loopbackCert(dir);
     const tls = await startImageServer({
       cacheDir: join(dir, 'cache'),
       key,
       clock,
-      tls: { key: readFileSync(keyFile), cert: readFileSync(certFile) },
+      tls: { key: cert.key, cert: cert.cert },
     });
     try {
       const url = await tls.urlFor(`${upstreamOrigin}/rhcos.iso`);
       expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/images\/[^?]+\.iso$/);
       const status = await new Promise<number | undefined>((resolve, reject) => {
-        const req = httpsGet(
-          url,
-          { ca: readFileSync(certFile), headers: { range: 'bytes=0-1023' } },
-          (res) => {
-            res.resume();
-            resolve(res.statusCode);
-          },
-        );
+        const req = httpsGet(url, { ca: cert.cert, headers: { range: 'bytes=0-1023' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        });
         req.on('error', reject);
       });
       expect(status).toBe(206);

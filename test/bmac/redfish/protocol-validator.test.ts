@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { GENERIC, startSimulatedBmc } from '../../../src/bmac/redfish/sim/index.
 import type { SimulatedBmc } from '../../../src/bmac/redfish/sim/index.js';
 import { runProtocolValidator } from '../../support/redfish-validator.js';
 import type { ValidatorResult } from '../../support/redfish-validator.js';
+import { loopbackCert } from '../../support/loopback-cert.js';
 
 /** What the simulator knowingly does not do, with why; any other failure is a regression. */
 const KNOWN_GAPS: Readonly<Record<string, string>> = {
@@ -26,22 +26,14 @@ describe('the DMTF Redfish Protocol Validator on the simulated BMC', () => {
   beforeAll(async () => {
     // HTTPS, as a BMC serves it: several assertions require it (Basic auth, session login).
     dir = mkdtempSync(join(tmpdir(), 'siteforge-rfpv-'));
-    const cert = join(dir, 'cert.pem');
-    const key = join(dir, 'key.pem');
-    execFileSync(
-      'openssl',
-      [
-        ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'],
-        ...['-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
-        ...['-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert],
-      ],
-      { stdio: 'ignore' },
+    const { key, cert, certFile } = loopbackCert(dir);
+    bmc = await startSimulatedBmc({ personality: GENERIC, tls: { key, cert } });
+    results = await runProtocolValidator(
+      bmc.origin,
+      bmc.credentials,
+      join(dir, 'report'),
+      certFile,
     );
-    bmc = await startSimulatedBmc({
-      personality: GENERIC,
-      tls: { key: readFileSync(key), cert: readFileSync(cert) },
-    });
-    results = await runProtocolValidator(bmc.origin, bmc.credentials, join(dir, 'report'), cert);
   }, 480_000);
   afterAll(async () => {
     await bmc.stop();

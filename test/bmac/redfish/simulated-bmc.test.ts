@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,6 +22,7 @@ import type {
   SimulatedBmc,
   SimulatedBmcOptions,
 } from '../../../src/bmac/redfish/sim/index.js';
+import { loopbackCert } from '../../support/loopback-cert.js';
 
 const ISO = 'http://10.0.0.1/images/ab12.iso';
 const FAST: Partial<UndiciRedfishClientOptions> = {
@@ -267,33 +267,10 @@ describe('the simulated BMC', () => {
       rmSync(dir, { recursive: true, force: true });
       return Promise.resolve();
     });
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    const cert = readFileSync(join(dir, 'cert.pem'));
+    const { cert, key } = loopbackCert(dir);
     const bmc = await start({
       personality: GENERIC,
-      tls: { key: readFileSync(join(dir, 'key.pem')), cert },
+      tls: { key, cert },
     });
     expect(bmc.address).toMatch(/^redfish-virtualmedia\+https:/);
     await expect(clientFor(bmc).getSystem()).rejects.toMatchObject({ code: 'REDFISH_TRANSPORT' });
