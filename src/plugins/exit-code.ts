@@ -1,3 +1,5 @@
+import { SiteForgeError, UsageError } from '../shared/errors.js';
+
 /** Exit codes of every SiteForge command and plugin entry point. */
 export const ExitCode = {
   Ok: 0,
@@ -13,3 +15,27 @@ export const ExitCode = {
   Internal: 70,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/**
+ * Prints why a command failed, one clear line and never a stack trace, and returns its exit
+ * code: usage errors with `usageHint`, input errors as they are, anything else as a bug.
+ */
+export function reportFailure(
+  err: unknown,
+  io: { readonly stderr: (text: string) => void },
+  usageHint: string,
+): ExitCode {
+  if (err instanceof UsageError) {
+    io.stderr(`siteforge: ${err.message}\n${usageHint}\n`);
+    return ExitCode.Usage;
+  }
+  if (err instanceof SiteForgeError) {
+    io.stderr(`siteforge: ${err.message}\n`);
+    return ExitCode.Invalid;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  io.stderr(
+    `siteforge: internal error: ${message}\nThis is a bug in SiteForge; please report it with the input that caused it.\n`,
+  );
+  return ExitCode.Internal;
+}

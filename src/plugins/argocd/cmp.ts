@@ -11,10 +11,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, posix, resolve } from 'node:path';
-import { SiteForgeError, UsageError } from '../../shared/errors.js';
+import { UsageError } from '../../shared/errors.js';
 import type { SourceFile } from '../../siteconfig/index.js';
 import { listInputFiles, readInputFiles } from '../cli/read-inputs.js';
-import { ExitCode } from '../exit-code.js';
+import { ExitCode, reportFailure } from '../exit-code.js';
 import { fsSecretSource } from '../fs-secret-source.js';
 import { fsSiteFiles } from '../fs-site-files.js';
 import type { SecretSource } from '../../siteconfig/index.js';
@@ -51,25 +51,13 @@ export function runArgoCdCommand(args: readonly string[], io: PluginIo): number 
         return announceParameters(io);
     }
   } catch (err) {
-    return reportFailure(err, io);
+    return reportPluginFailure(err, io);
   }
 }
 
 /** Prints why a plugin command failed, as Argo CD will show it; returns the exit code. */
-export function reportFailure(err: unknown, io: Pick<PluginIo, 'stderr'>): number {
-  if (err instanceof UsageError) {
-    io.stderr(`siteforge: ${err.message}\nSee docs/argocd.md for the plugin's parameters.\n`);
-    return ExitCode.Usage;
-  }
-  if (err instanceof SiteForgeError) {
-    io.stderr(`siteforge: ${err.message}\n`);
-    return ExitCode.Invalid;
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  io.stderr(
-    `siteforge: internal error: ${message}\nThis is a bug in SiteForge; please report it.\n`,
-  );
-  return ExitCode.Internal;
+export function reportPluginFailure(err: unknown, io: Pick<PluginIo, 'stderr'>): number {
+  return reportFailure(err, io, "See docs/argocd.md for the plugin's parameters.");
 }
 
 /**

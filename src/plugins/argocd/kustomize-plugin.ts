@@ -18,7 +18,7 @@ import type { SourceFile } from '../../siteconfig/index.js';
 import { ExitCode } from '../exit-code.js';
 import { renderFleet, reportIssues, toYamlStream } from '../render-fleet.js';
 import { fsSiteFiles } from '../fs-site-files.js';
-import { reportFailure, repoRelative, repositoryRoot } from './cmp.js';
+import { reportPluginFailure, repoRelative, repositoryRoot } from './cmp.js';
 import type { PluginIo } from './cmp.js';
 
 const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
@@ -30,7 +30,7 @@ export function runKustomizePlugin(args: readonly string[], io: PluginIo): numbe
       throw new UsageError('usage: siteforge kustomize-plugin FILE (kustomize passes FILE)');
     return generate(args[0]!, io);
   } catch (err) {
-    return reportFailure(err, io);
+    return reportPluginFailure(err, io);
   }
 }
 

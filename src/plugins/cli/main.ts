@@ -5,11 +5,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SiteForgeError, UsageError } from '../../shared/errors.js';
+import { UsageError } from '../../shared/errors.js';
 import { siteConfigSchema } from '../../siteconfig/index.js';
 import { runArgoCdCommand } from '../argocd/cmp.js';
 import { runKustomizePlugin } from '../argocd/kustomize-plugin.js';
-import { ExitCode } from '../exit-code.js';
+import { ExitCode, reportFailure } from '../exit-code.js';
 import { fsSecretSource } from '../fs-secret-source.js';
 import { runDiff } from './diff.js';
 import { fsSiteFiles } from '../fs-site-files.js';
@@ -167,19 +167,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     return await run(parseArgs(argv), io);
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr(`siteforge: ${err.message}\nRun 'siteforge --help' for usage.\n`);
-      return ExitCode.Usage;
-    }
-    if (err instanceof SiteForgeError) {
-      io.stderr(`siteforge: ${err.message}\n`);
-      return ExitCode.Invalid;
-    }
-    const message = err instanceof Error ? err.message : String(err);
-    io.stderr(
-      `siteforge: internal error: ${message}\nThis is a bug in SiteForge; please report it with the input that caused it.\n`,
-    );
-    return ExitCode.Internal;
+    return reportFailure(err, io, "Run 'siteforge --help' for usage.");
   }
 }
 
