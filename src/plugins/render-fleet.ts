@@ -66,6 +66,11 @@ export interface RenderOptions {
   readonly withObjects?: boolean;
   /** Files the SiteConfigs refer to (crTemplates, BIOS settings, extra manifests). */
   readonly files?: SiteFiles;
+  /**
+   * The kustomization root of a SiteConfig file, where its relative paths resolve first (see
+   * kustomization-root.ts). @default the SiteConfig's folder only
+   */
+  readonly kustomizationRoot?: (siteConfigFile: string) => string;
   /** Credentials kept outside git, for `fromDirectory`. */
   readonly secrets?: SecretSource;
   /** The default extra-manifest sets. @default the sets shipped in the package */
@@ -112,6 +117,7 @@ export function renderFleet(
   };
   const { issues } = loadSiteConfigs(files, {
     ...(options.files ? { files: options.files } : {}),
+    ...(options.kustomizationRoot ? { kustomizationRoot: options.kustomizationRoot } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
     defaultExtraManifests: options.defaultExtraManifests ?? packagedExtraManifests(),
     onClusterInstance: ({ clusterInstance, file, documentIndex }) => {

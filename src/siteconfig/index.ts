@@ -30,8 +30,8 @@ export {
   waveOf,
 } from './compile.js';
 export type { CompiledCluster, Manifest } from './compile.js';
-export { filesFromMap, NO_FILES, resolveSitePath } from './site-files.js';
-export type { DirEntry, SiteFiles } from './site-files.js';
+export { filesFromMap, KUSTOMIZATION_FILES, NO_FILES, sitePathCandidates } from './site-files.js';
+export type { DirEntry, SiteFiles, SitePathCandidate } from './site-files.js';
 export { emptyResources, NO_SECRETS } from './resources.js';
 export type {
   ClusterResources,

@@ -12,7 +12,7 @@ import { posix } from 'node:path';
 import { parseYamlFile } from '../shared/source-yaml.js';
 import type { SourceDocument } from '../shared/source-yaml.js';
 import { ClusterKinds, NodeKinds } from './schema.js';
-import { resolveSitePath } from './site-files.js';
+import { describeTried, firstFound, SITE_PATH_HINT, sitePathCandidates } from './site-files.js';
 import type { SiteFiles } from './site-files.js';
 import type { SiteConfig, SiteConfigCluster, SiteConfigNode } from './types.js';
 
@@ -81,6 +81,9 @@ export interface ResourceProblem {
   readonly hint: string;
 }
 
+/** A template file that does not exist, in the parsed-templates cache. */
+const MISSING = '\0missing';
+
 const PLACEHOLDER = /^\{\{\s*\.(Site|Cluster|Node)((?:\.[A-Za-z0-9_]+)+)\s*\}\}$/;
 
 /** Finds a field by its Go struct name (`ClusterName`) or YAML name (`clusterName`). */
@@ -113,12 +116,16 @@ interface TemplateScope {
 /** Collects resources for one SiteConfig, reporting problems by SiteConfig path. */
 export class ResourceResolver {
   readonly problems: ResourceProblem[] = [];
+  /** The files found and read (crTemplates, BIOS settings), as resolved. */
+  readonly filesRead: string[] = [];
   private readonly parsedTemplates = new Map<string, SourceDocument | string>();
 
+  /** `root`: the kustomization root, tried before the SiteConfig's folder (site-files.ts). */
   constructor(
     private readonly siteFile: string,
     private readonly files: SiteFiles,
     private readonly secrets: SecretSource,
+    private readonly root?: string,
   ) {}
 
   resolve(
@@ -192,11 +199,12 @@ export class ResourceResolver {
     return out;
   }
 
-  private readTemplate(file: string): SourceDocument | string {
+  /** The template parsed, or why it is invalid; undefined when there is no such file. */
+  private readTemplate(file: string): SourceDocument | string | undefined {
     let parsed = this.parsedTemplates.get(file);
-    if (parsed !== undefined) return parsed;
+    if (parsed !== undefined) return parsed === MISSING ? undefined : parsed;
     const text = this.files.readText(file);
-    if (text === undefined) parsed = 'missing';
+    if (text === undefined) parsed = MISSING;
     else {
       const result = parseYamlFile(file, text);
       const first = result.errors[0];
@@ -207,7 +215,7 @@ export class ResourceResolver {
       else parsed = result.documents[0]!;
     }
     this.parsedTemplates.set(file, parsed);
-    return parsed;
+    return parsed === MISSING ? undefined : parsed;
   }
 
   private renderTemplate(
@@ -216,17 +224,19 @@ export class ResourceResolver {
     path: (string | number)[],
     scope: TemplateScope,
   ): TemplateOverride | undefined {
-    const file = resolveSitePath(this.siteFile, ref);
-    const parsed = this.readTemplate(file);
-    if (parsed === 'missing') {
+    const candidates = sitePathCandidates(this.siteFile, ref, this.root);
+    const found = firstFound(candidates, (file) => this.readTemplate(file));
+    if (!found) {
       this.problem(
         path,
         'TEMPLATE_NOT_FOUND',
-        `crTemplate ${file} for ${kind} cannot be read`,
-        'the path is relative to the SiteConfig file; check that the file is committed next to it',
+        `crTemplate ${ref} for ${kind} not found: ${describeTried(candidates)}`,
+        SITE_PATH_HINT,
       );
       return undefined;
     }
+    const { path: file, value: parsed } = found;
+    this.filesRead.push(file);
     if (typeof parsed === 'string') {
       this.problem(
         path,
@@ -313,17 +323,20 @@ export class ResourceResolver {
   ): Record<string, string> | undefined {
     const found = levels.find((l) => l.ref !== undefined);
     if (!found) return undefined;
-    const file = resolveSitePath(this.siteFile, found.ref!.filePath);
-    const text = this.files.readText(file);
-    if (text === undefined) {
+    const ref = found.ref!.filePath;
+    const candidates = sitePathCandidates(this.siteFile, ref, this.root);
+    const read = firstFound(candidates, (path) => this.files.readText(path));
+    if (!read) {
       this.problem(
         found.path,
         'BIOS_FILE_NOT_FOUND',
-        `BIOS settings file ${file} cannot be read`,
-        'the path is relative to the SiteConfig file',
+        `BIOS settings file ${ref} not found: ${describeTried(candidates)}`,
+        SITE_PATH_HINT,
       );
       return undefined;
     }
+    const { path: file, value: text } = read;
+    this.filesRead.push(file);
     const parsed = parseYamlFile(file, text);
     const value = parsed.documents[0]?.value;
     if (

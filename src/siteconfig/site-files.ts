@@ -1,9 +1,15 @@
 /**
  * The port through which the pure compiler reads the files a SiteConfig refers to (crTemplates,
  * BIOS settings, extra-manifest directories, credential directories). Edges implement it with
- * the file system; tests implement it with a map. Paths are POSIX paths resolved against the
- * directory of the SiteConfig file, as kustomize resolves them against its root (the usual
- * ZTP layout keeps both in one directory).
+ * the file system; tests implement it with a map. Paths are POSIX paths in the terms of the
+ * SiteConfig file paths (relative to the CLI's working directory, or to the repository root in
+ * the Argo CD plugins).
+ *
+ * A relative path written in a SiteConfig is looked up where siteconfig-generator finds it: it
+ * runs as a kustomize exec plugin, whose working directory is the kustomization root, so
+ * upstream repositories name `site-configs/hw.profile` from `site-configs/site.yaml`. SiteForge
+ * resolved such paths against the SiteConfig's folder before; that folder is tried second, so
+ * repositories that keep the files next to their SiteConfig keep working.
  */
 import { posix } from 'node:path';
 
@@ -24,10 +30,64 @@ export interface SiteFiles {
 /** A SiteFiles with no files at all: every reference is reported as missing. */
 export const NO_FILES: SiteFiles = { readText: () => undefined, listDir: () => undefined };
 
-/** Resolves a path written in a SiteConfig against the directory of that SiteConfig file. */
-export function resolveSitePath(siteConfigFile: string, path: string): string {
-  if (posix.isAbsolute(path)) return posix.normalize(path);
-  return posix.join(posix.dirname(siteConfigFile), path);
+/** The file names kustomize accepts for a kustomization, in its order. */
+export const KUSTOMIZATION_FILES: readonly string[] = [
+  'kustomization.yaml',
+  'kustomization.yml',
+  'Kustomization',
+];
+
+/** One place a relative path of a SiteConfig may name, and the base it was resolved against. */
+export interface SitePathCandidate {
+  readonly path: string;
+  /** The base, as messages name it: `the kustomization root, as siteconfig-generator resolves it`. */
+  readonly base: string;
+}
+
+const ROOT_BASE = 'the kustomization root, as siteconfig-generator resolves it';
+const SITE_BASE = "the SiteConfig's folder";
+
+/** The hint of every "file not found" problem: where relative paths are looked up. */
+export const SITE_PATH_HINT =
+  "relative paths resolve against the kustomization root (the folder of kustomization.yaml; in Argo CD, the Application's path), as siteconfig-generator does, then against the SiteConfig's folder; fix the path or commit the file";
+
+/**
+ * The places a path written in a SiteConfig may name, in the order they are tried: against
+ * `root` (the kustomization root), then against the SiteConfig's folder. One entry when both
+ * give the same path, when the path is absolute, or when there is no root.
+ */
+export function sitePathCandidates(
+  siteConfigFile: string,
+  path: string,
+  root?: string,
+): readonly SitePathCandidate[] {
+  if (posix.isAbsolute(path)) return [{ path: posix.normalize(path), base: 'an absolute path' }];
+  const beside = posix.join(posix.dirname(siteConfigFile), path);
+  if (root === undefined) return [{ path: beside, base: SITE_BASE }];
+  const fromRoot = posix.join(root, path);
+  return fromRoot === beside
+    ? [{ path: beside, base: `the kustomization root, which is the SiteConfig's folder` }]
+    : [
+        { path: fromRoot, base: ROOT_BASE },
+        { path: beside, base: SITE_BASE },
+      ];
+}
+
+/** The first candidate `read` finds, with what it read; undefined when none is found. */
+export function firstFound<T>(
+  candidates: readonly SitePathCandidate[],
+  read: (path: string) => T | undefined,
+): { readonly path: string; readonly value: T } | undefined {
+  for (const { path } of candidates) {
+    const value = read(path);
+    if (value !== undefined) return { path, value };
+  }
+  return undefined;
+}
+
+/** `tried a (base) and b (base)`: what a "not found" message says about where it looked. */
+export function describeTried(candidates: readonly SitePathCandidate[]): string {
+  return `tried ${candidates.map((c) => `${c.path} (${c.base})`).join(' and ')}`;
 }
 
 /** A SiteFiles over an in-memory map of path to text (directories are implied by paths). */

@@ -3,6 +3,7 @@
  * generator checked before (networks, VIPs, topology, MACs, names, nmstate, JSON fields).
  * Every issue is collected with its position; nothing stops at the first one.
  */
+import { posix } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { InputIssue, Severity } from '../shared/errors.js';
 import { cidrContains, cidrsOverlap, formatCidrNetwork, parseCidr, parseIp } from '../shared/ip.js';
@@ -28,7 +29,7 @@ import {
 } from './extra-manifests/index.js';
 import { NO_SECRETS, ResourceResolver } from './resources.js';
 import type { ResourceProblem, SecretSource, SiteResources } from './resources.js';
-import { NO_FILES } from './site-files.js';
+import { KUSTOMIZATION_FILES, NO_FILES } from './site-files.js';
 import type { SiteFiles } from './site-files.js';
 import type { SiteConfig, SiteConfigCluster, SiteConfigNode } from './types.js';
 import { checkClusterInstance, isClusterInstanceDocument } from './cluster-instance/validate.js';
@@ -78,6 +79,12 @@ export interface LoadOptions {
   readonly onClusterInstance?: (clusterInstance: LoadedClusterInstance) => void;
   /** Files the SiteConfigs refer to (crTemplates, BIOS settings, extra manifests). @default none */
   readonly files?: SiteFiles;
+  /**
+   * The kustomization root of a SiteConfig file, in the terms of its path: relative paths in it
+   * resolve there first (as siteconfig-generator, run by kustomize, resolves them), then in the
+   * SiteConfig's folder. @default the SiteConfig's folder only
+   */
+  readonly kustomizationRoot?: (siteConfigFile: string) => string;
   /** Credentials kept outside git, for `fromDirectory`. @default none */
   readonly secrets?: SecretSource;
   /**
@@ -211,7 +218,9 @@ function isSiteConfigDocument(value: unknown): boolean {
 
 /**
  * Reads, parses and validates SiteConfig and ClusterInstance files. Pure: the caller supplies the
- * file texts. Documents of other kinds are skipped with a note.
+ * file texts. Documents of other kinds are skipped with a note, unless a SiteConfig refers to
+ * their file (a BIOS file, a crTemplate, an extra manifest in the input folder too) or the file is
+ * a kustomization.
  */
 export function loadSiteConfigs(
   files: readonly SourceFile[],
@@ -222,6 +231,9 @@ export function loadSiteConfigs(
   const sites: LoadedSiteConfig[] = [];
   const clusterInstances: LoadedClusterInstance[] = [];
   const texts = new Map<string, string>();
+  /** Documents of other kinds, noted at the end unless a SiteConfig referred to their file. */
+  const skipped: { doc: DocRef; kind: unknown }[] = [];
+  const referenced: Referenced = { files: new Set(), folders: new Set() };
   for (const file of files) {
     texts.set(file.path, file.text);
     const parsed = parseYamlFile(file.path, file.text, { locations: false });
@@ -254,14 +266,7 @@ export function loadSiteConfigs(
         continue;
       }
       if (!isSiteConfigDocument(document.value)) {
-        const { kind } = document.value as { kind?: unknown };
-        report.add(
-          doc,
-          'note',
-          'SKIPPED_DOCUMENT',
-          [],
-          `skipping a document of kind ${typeof kind === 'string' ? kind : '(none)'}: not a SiteConfig`,
-        );
+        skipped.push({ doc, kind: (document.value as { kind?: unknown }).kind });
         continue;
       }
       const before = report.errorCount;
@@ -270,12 +275,22 @@ export function loadSiteConfigs(
       checkSemantics(doc, site, report, fleet, broken);
       if (report.errorCount !== before) continue;
       const siteConfig = normalize(site);
-      const resources = resolveResources(doc, siteConfig, options, report);
+      const resources = resolveResources(doc, siteConfig, options, report, referenced);
       if (report.errorCount !== before || !resources) continue;
       const loaded = { file: file.path, documentIndex: document.index, siteConfig, resources };
       if (options.onSite) options.onSite(loaded);
       else sites.push(loaded);
     }
+  }
+  for (const { doc, kind } of skipped) {
+    if (isReferenced(doc.file, referenced)) continue;
+    report.add(
+      doc,
+      'note',
+      'SKIPPED_DOCUMENT',
+      [],
+      `skipping a document of kind ${typeof kind === 'string' ? kind : '(none)'}: not a SiteConfig`,
+    );
   }
   const reparsed = new Map<string, SourceDocument[]>();
   const issues = report.resolve((doc) => {
@@ -288,6 +303,25 @@ export function loadSiteConfigs(
     return again ? { ...doc, root: again.value, pos: again.pos } : undefined;
   });
   return { sites, clusterInstances, issues };
+}
+
+/** The files and extra-manifest folders the SiteConfigs of a run read. */
+interface Referenced {
+  readonly files: Set<string>;
+  readonly folders: Set<string>;
+}
+
+/**
+ * Whether a SiteConfig read `file`, itself or as an extra manifest of a folder; a kustomization
+ * (which lists the SiteConfigs in upstream's layout) counts as read too.
+ */
+function isReferenced(file: string, referenced: Referenced): boolean {
+  const path = posix.normalize(file);
+  return (
+    referenced.files.has(path) ||
+    referenced.folders.has(posix.dirname(path)) ||
+    KUSTOMIZATION_FILES.includes(posix.basename(path))
+  );
 }
 
 /** Validates an in-memory SiteConfig (the TypeScript API); issues point at `label`. */
@@ -314,11 +348,14 @@ function resolveResources(
   site: SiteConfig,
   options: LoadOptions,
   report: IssueCollector,
+  referenced?: Referenced,
 ): SiteResources | undefined {
+  const root = options.kustomizationRoot?.(doc.file);
   const resolver = new ResourceResolver(
     doc.file,
     options.files ?? NO_FILES,
     options.secrets ?? NO_SECRETS,
+    root,
   );
   const extraProblems: ResourceProblem[] = [];
   const defaults = options.defaultExtraManifests;
@@ -328,9 +365,11 @@ function resolveResources(
       site,
       clusterIndex,
       siteFile: doc.file,
+      ...(root === undefined ? {} : { root }),
       files: options.files ?? NO_FILES,
       defaults,
     });
+    for (const folder of built.folders) referenced?.folders.add(posix.normalize(folder));
     for (const p of built.problems) {
       const path = ['spec', 'clusters', clusterIndex, ...p.path];
       if (p.severity === 'error')
@@ -350,6 +389,7 @@ function resolveResources(
     }
     return built.data;
   });
+  for (const file of resolver.filesRead) referenced?.files.add(posix.normalize(file));
   const problems: ResourceProblem[] = [...resolver.problems, ...extraProblems];
   const hasTemplates = resources.clusters.some(
     (c) =>

@@ -720,7 +720,7 @@ describe('sources: searchPaths and extraManifestPath', () => {
     expect(result.problems.map((p) => [p.path, p.message])).toEqual([
       [
         ['extraManifests', 'searchPaths', 0],
-        'extraManifests.searchPaths[0] sites/nope does not exist',
+        "extraManifests.searchPaths[0] nope does not exist: tried sites/nope (the SiteConfig's folder)",
       ],
       [
         ['extraManifests', 'searchPaths', 1],
@@ -729,7 +729,9 @@ describe('sources: searchPaths and extraManifestPath', () => {
     ]);
     expect(
       only(build(site({ extraManifestPath: '../elsewhere' })), 'EXTRA_MANIFEST_NOT_FOUND').message,
-    ).toBe('extraManifestPath elsewhere does not exist');
+    ).toBe(
+      "extraManifestPath ../elsewhere does not exist: tried elsewhere (the SiteConfig's folder)",
+    );
   });
 
   it('reports a listed file that cannot be read, and a folder without manifests', () => {

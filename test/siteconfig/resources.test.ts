@@ -224,6 +224,57 @@ describe('biosConfigRef', () => {
   });
 });
 
+describe('relative paths', () => {
+  const text = snoSite({
+    cluster: '      crTemplates:\n        KlusterletAddonConfig: sites/kac.yaml\n',
+    node: '          biosConfigRef:\n            filePath: sites/du.profile\n',
+  });
+  const withRoot = (files: Record<string, string>) =>
+    loadSiteConfigs([{ path: 'sites/site.yaml', text }], {
+      files: filesFromMap(files),
+      kustomizationRoot: () => '.',
+    });
+
+  it('are read from the kustomization root first, as siteconfig-generator reads them', () => {
+    const { sites, issues } = withRoot({
+      'sites/kac.yaml': KAC_TEMPLATE,
+      'sites/du.profile': 'ProcTurboMode: Disabled\n',
+      // The same names below the SiteConfig's folder lose: the root is tried first.
+      'sites/sites/kac.yaml': 'not: read\n',
+      'sites/sites/du.profile': 'Other: 1\n',
+    });
+    expect(issues).toEqual([]);
+    const manifests = [
+      ...compileSiteConfig(sites[0]!.siteConfig, sites[0]!.resources)[0]!.manifests,
+    ];
+    expect(kind(manifests, 'HostFirmwareSettings')[0]!['spec']).toEqual({
+      settings: { ProcTurboMode: 'Disabled' },
+    });
+    expect(kind(manifests, 'KlusterletAddonConfig')[0]!['spec']).toMatchObject({
+      searchCollector: { enabled: true },
+    });
+  });
+
+  it("are read from the SiteConfig's folder when the root has no such file", () => {
+    const { issues } = withRoot({
+      'sites/sites/kac.yaml': KAC_TEMPLATE,
+      'sites/sites/du.profile': 'ProcTurboMode: Disabled\n',
+    });
+    expect(issues).toEqual([]);
+  });
+
+  it('name both places they were looked for when neither has the file', () => {
+    expect(withRoot({ 'sites/kac.yaml': KAC_TEMPLATE }).issues.map((i) => i.message)).toEqual([
+      "BIOS settings file sites/du.profile not found: tried sites/du.profile (the kustomization root, as siteconfig-generator resolves it) and sites/sites/du.profile (the SiteConfig's folder)",
+    ]);
+    // Without a root (the TypeScript API), only the SiteConfig's folder is tried.
+    expect(load(text).issues.map((i) => i.message)).toEqual([
+      "crTemplate sites/kac.yaml for KlusterletAddonConfig not found: tried sites/sites/kac.yaml (the SiteConfig's folder)",
+      "BIOS settings file sites/du.profile not found: tried sites/sites/du.profile (the SiteConfig's folder)",
+    ]);
+  });
+});
+
 describe('siteConfigMap (v2)', () => {
   it('emits the site data ConfigMap in ztp-site at wave 2', () => {
     const text = snoSite({

@@ -17,6 +17,7 @@ import { listInputFiles, readInputFiles } from '../cli/read-inputs.js';
 import { ExitCode, reportFailure } from '../exit-code.js';
 import { fsSecretSource } from '../fs-secret-source.js';
 import { fsSiteFiles } from '../fs-site-files.js';
+import { kustomizationRoots } from '../kustomization-root.js';
 import type { SecretSource } from '../../siteconfig/index.js';
 import { renderFleet, reportIssues, toYamlStream } from '../render-fleet.js';
 import { OutputFormat, readCmpOptions, siteSelection } from './parameters.js';
@@ -95,6 +96,15 @@ export function repositoryRoot(io: Pick<PluginIo, 'cwd' | 'env'>): string {
   return resolve(io.cwd, ...segments.map(() => '..'));
 }
 
+/**
+ * Where a SiteConfig's relative paths resolve first: the nearest folder of the app holding a
+ * kustomization (where kustomize would run siteconfig-generator), else the app path itself.
+ */
+function appKustomizationRoots(io: Pick<PluginIo, 'cwd' | 'env'>): (siteFile: string) => string {
+  const app = repoRelative(io.env['ARGOCD_APP_SOURCE_PATH'] ?? '', '.');
+  return kustomizationRoots({ base: repositoryRoot(io), fallback: app, top: app });
+}
+
 /** `path` (relative to the app directory) as seen from the repository root. */
 export function repoRelative(appPath: string, path: string): string {
   return posix.normalize(posix.join(appPath.replace(/^\/+/, ''), path));
@@ -107,6 +117,7 @@ function generate(io: PluginIo): number {
   const { clusters, siteCount, issues } = renderFleet(files, {
     format: options.format,
     files: fsSiteFiles(repositoryRoot(io)),
+    kustomizationRoot: appKustomizationRoots(io),
     ...secretsOption(io),
     selectCluster: (clusterName, site) => selection.select(clusterName, site.metadata.name),
   });
@@ -198,6 +209,7 @@ function announceParameters(io: PluginIo): number {
   const { clusters, issues } = renderFleet(readAppFiles(io), {
     validateOnly: true,
     files: fsSiteFiles(repositoryRoot(io)),
+    kustomizationRoot: appKustomizationRoots(io),
     ...secretsOption(io),
   });
   const report = reportIssues(issues, false);

@@ -14,14 +14,13 @@ import { isDeepStrictEqual } from 'node:util';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { SiteForgeError, UsageError } from '../../shared/errors.js';
+import { KUSTOMIZATION_FILES } from '../../siteconfig/index.js';
 import type { SourceFile } from '../../siteconfig/index.js';
 import { ExitCode } from '../exit-code.js';
 import { renderFleet, reportIssues, toYamlStream } from '../render-fleet.js';
 import { fsSiteFiles } from '../fs-site-files.js';
 import { reportPluginFailure, repoRelative, repositoryRoot } from './cmp.js';
 import type { PluginIo } from './cmp.js';
-
-const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
 
 /** Runs `siteforge kustomize-plugin FILE`; returns the exit code. Never throws. */
 export function runKustomizePlugin(args: readonly string[], io: PluginIo): number {
@@ -39,8 +38,11 @@ function generate(configPath: string, io: PluginIo): number {
   const config = parseAllDocuments(configText)[0]?.toJS() as unknown;
   const name = siteConfigName(config);
   const source = findInKustomization(io, config, name) ?? { path: configPath, text: configText };
+  // kustomize runs us in the kustomization root, where siteconfig-generator resolves paths.
+  const root = repoRelative(io.env['ARGOCD_APP_SOURCE_PATH'] ?? '', '.');
   const { clusters, issues } = renderFleet([source], {
     files: fsSiteFiles(repositoryRoot(io)),
+    kustomizationRoot: () => root,
     selectCluster: (_, site) => site.metadata.name === name,
   });
   const report = reportIssues(issues, false);

@@ -10,6 +10,7 @@ import { convertSiteConfigs } from '../../siteconfig/index.js';
 import { conversionIssue } from '../conversion-issues.js';
 import { ExitCode } from '../exit-code.js';
 import { fsSiteFiles } from '../fs-site-files.js';
+import { kustomizationRoots } from '../kustomization-root.js';
 import { reportIssues } from '../render-fleet.js';
 import { replaceOutputDir } from './output-dir.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
@@ -35,6 +36,7 @@ export function runConvert(args: ConvertArgs, io: ConvertIo): number {
   const sources = readInputFiles(listInputFiles(args.paths, io.cwd), io.cwd);
   const result = convertSiteConfigs(sources, {
     files: fsSiteFiles('/', io.cwd),
+    kustomizationRoot: kustomizationRoots({ base: io.cwd, fallback: '.' }),
     ...(args.templateNamespace ? { templateNamespace: args.templateNamespace } : {}),
   });
   const report = reportIssues(

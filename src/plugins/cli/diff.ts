@@ -14,6 +14,7 @@ import { compileSiteConfig, diffFleets, loadSiteConfigs } from '../../siteconfig
 import type { CompiledCluster, FleetDiff } from '../../siteconfig/index.js';
 import { ExitCode } from '../exit-code.js';
 import { fsSiteFiles } from '../fs-site-files.js';
+import { kustomizationRoots } from '../kustomization-root.js';
 import { packagedExtraManifests } from '../packaged-extra-manifests.js';
 import { reportIssues } from '../render-fleet.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
@@ -26,6 +27,7 @@ function compileSide(paths: readonly string[], cwd: string, label: (file: string
   const clusters: CompiledCluster[] = [];
   const { issues } = loadSiteConfigs(readInputFiles(listInputFiles(paths, cwd), cwd), {
     files: fsSiteFiles('/', cwd),
+    kustomizationRoot: kustomizationRoots({ base: cwd, fallback: '.' }),
     defaultExtraManifests: packagedExtraManifests(),
     onSite: ({ siteConfig, resources }) =>
       clusters.push(...compileSiteConfig(siteConfig, resources)),

@@ -52,7 +52,10 @@ export interface KubeCommandDeps {
 export async function runKubeCommand(
   args: KubeCommandArgs,
   io: KubeCommandIo,
-  render: Pick<RenderOptions, 'files' | 'secrets' | 'format' | 'templateNamespace'> = {},
+  render: Pick<
+    RenderOptions,
+    'files' | 'kustomizationRoot' | 'secrets' | 'format' | 'templateNamespace'
+  > = {},
   deps: KubeCommandDeps = {},
 ): Promise<ExitCode> {
   const files = readInputFiles(listInputFiles(args.paths, io.cwd), io.cwd);

@@ -13,6 +13,7 @@ import { ExitCode, reportFailure } from '../exit-code.js';
 import { fsSecretSource } from '../fs-secret-source.js';
 import { runDiff } from './diff.js';
 import { fsSiteFiles } from '../fs-site-files.js';
+import { kustomizationRoots } from '../kustomization-root.js';
 import { renderFleet, reportIssues, writeYamlStream } from '../render-fleet.js';
 import type { RenderedCluster } from '../render-fleet.js';
 import { runConvert } from './convert-command.js';
@@ -235,6 +236,7 @@ function compile(args: ParsedArgs, io: CliIo): number {
     ...(args.format === 'clusterinstance' ? { format: 'clusterinstance' as const } : {}),
     ...(args.templateNamespace ? { templateNamespace: args.templateNamespace } : {}),
     files: fsSiteFiles('/', io.cwd),
+    kustomizationRoot: kustomizationRoots({ base: io.cwd, fallback: '.' }),
     ...(secretsDir ? { secrets: fsSecretSource(resolve(io.cwd, secretsDir)) } : {}),
   });
   const report = reportIssues(issues, args.strict);
@@ -274,6 +276,7 @@ async function kube(command: 'apply' | 'check', args: ParsedArgs, io: CliIo): Pr
     ...(args.format === 'clusterinstance' ? { format: 'clusterinstance' as const } : {}),
     ...(args.templateNamespace ? { templateNamespace: args.templateNamespace } : {}),
     files: fsSiteFiles('/', io.cwd),
+    kustomizationRoot: kustomizationRoots({ base: io.cwd, fallback: '.' }),
     ...(secretsDir ? { secrets: fsSecretSource(resolve(io.cwd, secretsDir)) } : {}),
   });
 }

@@ -24,6 +24,8 @@ type Path = readonly (string | number)[];
 export interface ConvertOptions extends ClusterInstanceOptions {
   /** Files the SiteConfigs refer to, so that crTemplates and BIOS files are checked. @default none */
   readonly files?: SiteFiles;
+  /** Where the SiteConfigs' relative paths resolve first (LoadOptions). @default none */
+  readonly kustomizationRoot?: (siteConfigFile: string) => string;
 }
 
 /** One converted cluster. */
@@ -67,6 +69,7 @@ export function convertSiteConfigs(
 ): ConvertResult {
   const { sites, issues } = loadSiteConfigs(sources, {
     ...(options.files ? { files: options.files } : {}),
+    ...(options.kustomizationRoot ? { kustomizationRoot: options.kustomizationRoot } : {}),
     secrets: UNREAD_SECRETS,
   });
   if (issues.some((issue) => issue.severity === 'error'))

@@ -55,8 +55,8 @@
 import { posix } from 'node:path';
 import { parseYamlFile } from '../../shared/source-yaml.js';
 import { emitYaml } from '../../shared/yaml-emit.js';
-import { resolveSitePath } from '../site-files.js';
-import type { DirEntry, SiteFiles } from '../site-files.js';
+import { describeTried, firstFound, SITE_PATH_HINT, sitePathCandidates } from '../site-files.js';
+import type { DirEntry, SiteFiles, SitePathCandidate } from '../site-files.js';
 import type { ExtraManifests, SiteConfig, SiteConfigCluster } from '../types.js';
 import { checkExtraManifestFields, masterCount } from './cluster-checks.js';
 import { parseGoTemplate, readsMatch, TemplateError } from './go-template.js';
@@ -76,8 +76,13 @@ export interface ExtraManifestContext {
   readonly site: SiteConfig;
   /** Index of the cluster in `site.spec.clusters`. */
   readonly clusterIndex: number;
-  /** Path of the SiteConfig file; relative folders resolve against its directory. */
+  /** Path of the SiteConfig file; relative folders resolve against its directory after `root`. */
   readonly siteFile: string;
+  /**
+   * The kustomization root: relative folders resolve against it first, as siteconfig-generator
+   * resolves them, then against the SiteConfig's folder. @default the SiteConfig's folder only
+   */
+  readonly root?: string;
   /** The user's files. */
   readonly files: SiteFiles;
   /** The shipped default sets: `dir` holds one folder per set (`default`, ...). */
@@ -101,6 +106,8 @@ export interface ExtraManifestResult {
   /** ConfigMap data: file name → manifest YAML text, keys sorted. */
   readonly data: Readonly<Record<string, string>>;
   readonly problems: readonly ExtraManifestProblem[];
+  /** The user's folders the data was read from (with their workload/), as resolved. */
+  readonly folders: readonly string[];
 }
 
 /** The default set a cluster gets when it names none. */
@@ -119,6 +126,7 @@ const RENDER_CACHE_LIMIT = 4096;
 /** Renderings kept per template and role (a fleet rarely has more distinct inputs). */
 const MEMO_LIMIT = 64;
 const NO_PROBLEMS: readonly ExtraManifestProblem[] = Object.freeze([]);
+const NO_FOLDERS: readonly string[] = Object.freeze([]);
 
 type Path = readonly (string | number)[];
 type Obj = Readonly<Record<string, unknown>>;
@@ -155,10 +163,7 @@ class FileCache {
   /** Source-set key → composition, for the clusters that name the same folders. */
   readonly compositions = new Map<string, Composition>();
   /** Extra-manifest settings of a cluster → its composition and the problems of its sources. */
-  readonly resolved = new Map<
-    string,
-    { comp: Composition; problems: readonly ExtraManifestProblem[] }
-  >();
+  readonly resolved = new Map<string, Resolved>();
 
   constructor(readonly files: SiteFiles) {}
 
@@ -175,6 +180,13 @@ class FileCache {
     }
     return file;
   }
+}
+
+/** A cluster's composition, the problems of its sources and the user folders they read. */
+interface Resolved {
+  readonly comp: Composition;
+  readonly problems: readonly ExtraManifestProblem[];
+  readonly folders: readonly string[];
 }
 
 /** One cache per SiteFiles object: a run (one loader call) reads each file once. */
@@ -267,9 +279,12 @@ type SourceKind = 'default' | 'search' | 'user';
 
 interface Source {
   readonly kind: SourceKind;
+  /** The folder, as resolved; the first candidate when none exists. */
   readonly dir: string;
   readonly at: Path;
   readonly cache: FileCache;
+  /** A user folder none of whose candidates exists: the path as written and where it was looked for. */
+  readonly missing?: { readonly ref: string; readonly tried: readonly SitePathCandidate[] };
 }
 
 interface StaticEntry {
@@ -364,12 +379,9 @@ function sourcesOf(
           'remove defaultSet, or copy the manifests you want from the default set into a search path',
         ),
       );
-    return field.searchPaths.map((path, i) => ({
-      kind: 'search',
-      dir: resolveSitePath(ctx.siteFile, path),
-      at: ['extraManifests', 'searchPaths', i],
-      cache: caches.user,
-    }));
+    return field.searchPaths.map((path, i) =>
+      userSource(ctx, 'search', path, ['extraManifests', 'searchPaths', i], caches.user),
+    );
   }
   const sources: Source[] = [];
   const set = defaultSet ?? DEFAULT_SET;
@@ -408,14 +420,26 @@ function sourcesOf(
     }
   }
   if (cluster.extraManifestPath !== undefined) {
-    sources.push({
-      kind: 'user',
-      dir: resolveSitePath(ctx.siteFile, cluster.extraManifestPath),
-      at: ['extraManifestPath'],
-      cache: caches.user,
-    });
+    sources.push(
+      userSource(ctx, 'user', cluster.extraManifestPath, ['extraManifestPath'], caches.user),
+    );
   }
   return sources;
+}
+
+/** A folder the user names, at the first of its candidate paths that is a folder. */
+function userSource(
+  ctx: ExtraManifestContext,
+  kind: 'search' | 'user',
+  ref: string,
+  at: Path,
+  cache: FileCache,
+): Source {
+  const tried = sitePathCandidates(ctx.siteFile, ref, ctx.root);
+  const found = firstFound(tried, (dir) => cache.list(dir));
+  return found
+    ? { kind, dir: found.path, at, cache }
+    : { kind, dir: tried[0]!.path, at, cache, missing: { ref, tried } };
 }
 
 function describeSource(source: Source): string {
@@ -449,19 +473,21 @@ function compose(sources: readonly Source[]): Composition {
   let workload: { dir: string; at: Path; source: Source } | undefined;
 
   for (const source of sources) {
-    const listing = source.cache.list(source.dir);
+    const listing = source.missing ? undefined : source.cache.list(source.dir);
     if (!listing) {
-      const what =
-        source.cache.files.readText(source.dir) !== undefined
-          ? 'is a file, not a folder'
-          : 'does not exist';
+      const tried = source.missing?.tried ?? [{ path: source.dir, base: '' }];
+      const file = tried.find((c) => source.cache.files.readText(c.path) !== undefined);
       problems.push(
         problem(
           source.at,
           'error',
           'EXTRA_MANIFEST_NOT_FOUND',
-          `${describeSource(source)} ${source.dir} ${what}`,
-          'paths are relative to the SiteConfig file; check that the folder is committed next to it',
+          file
+            ? `${describeSource(source)} ${file.path} is a file, not a folder`
+            : source.missing
+              ? `${describeSource(source)} ${source.missing.ref} does not exist: ${describeTried(tried)}`
+              : `${describeSource(source)} ${source.dir} does not exist`,
+          file ? 'name a folder of manifests' : SITE_PATH_HINT,
         ),
       );
       continue;
@@ -641,7 +667,9 @@ function readWorkload(dir: string, at: Path, source: Source): WorkloadFiles | Ex
 }
 
 function composition(sources: readonly Source[], cache: FileCache): Composition {
-  const key = JSON.stringify(sources.map((s) => [s.kind, s.cache.id, s.dir, s.at]));
+  const key = JSON.stringify(
+    sources.map((s) => [s.kind, s.cache.id, s.dir, s.at, s.missing?.tried.map((c) => c.path)]),
+  );
   let found = cache.compositions.get(key);
   if (!found) {
     found = compose(sources);
@@ -654,10 +682,7 @@ function composition(sources: readonly Source[], cache: FileCache): Composition 
  * The composition of a cluster's sources, looked up by the fields that choose them, so that a
  * fleet of clusters with the same settings resolves paths and folders once.
  */
-function resolved(
-  ctx: ExtraManifestContext,
-  cluster: SiteConfigCluster,
-): { comp: Composition; problems: readonly ExtraManifestProblem[] } {
+function resolved(ctx: ExtraManifestContext, cluster: SiteConfigCluster): Resolved {
   const user = cacheOf(ctx.files);
   const defaults = cacheOf(ctx.defaults.files);
   const field = cluster.extraManifests;
@@ -673,6 +698,7 @@ function resolved(
           field?.searchPaths ?? null,
           cluster.extraManifestPath ?? null,
           posix.dirname(ctx.siteFile),
+          ctx.root ?? null,
         ]);
   let found = user.resolved.get(key);
   if (!found) {
@@ -680,7 +706,15 @@ function resolved(
     const sources = sourcesOf(ctx, cluster, { user, defaults }, problems);
     const comp = composition(sources, user);
     problems.push(...comp.problems);
-    found = { comp, problems: problems.length > 0 ? problems : NO_PROBLEMS };
+    // A search path's workload/ folder feeds cpuset; extraManifestPath has none (see compose).
+    const folders = sources
+      .filter((s) => s.kind !== 'default' && !s.missing)
+      .flatMap((s) => (s.kind === 'search' ? [s.dir, posix.join(s.dir, WORKLOAD_DIR)] : [s.dir]));
+    found = {
+      comp,
+      problems: problems.length > 0 ? problems : NO_PROBLEMS,
+      folders: folders.length > 0 ? folders : NO_FOLDERS,
+    };
     user.resolved.set(key, found);
   }
   return found;
@@ -702,7 +736,7 @@ function remember<T>(map: Map<string, T>, key: string, compute: () => T): T {
 export function buildExtraManifests(ctx: ExtraManifestContext): ExtraManifestResult {
   const cluster = ctx.site.spec.clusters[ctx.clusterIndex];
   if (!cluster) throw new RangeError(`SiteConfig has no cluster ${String(ctx.clusterIndex)}`);
-  const { comp, problems: sourceProblems } = resolved(ctx, cluster);
+  const { comp, problems: sourceProblems, folders } = resolved(ctx, cluster);
   const fieldProblems = checkExtraManifestFields(cluster);
   const problems: ExtraManifestProblem[] =
     sourceProblems.length + fieldProblems.length === 0 ? [] : [...sourceProblems, ...fieldProblems];
@@ -742,7 +776,7 @@ export function buildExtraManifests(ctx: ExtraManifestContext): ExtraManifestRes
     // The common case: the shared statics, plus this cluster's outputs in key order.
     const data = ownKeys.length === 0 ? comp.staticData : withSorted(comp.staticData, own, ownKeys);
     if (check) unusedFields(cluster, data, fromTemplate, problems);
-    return { data, problems };
+    return { data, problems, folders };
   }
   let data: Record<string, string> = { ...comp.staticData, ...own };
   if (filter) data = applyFilter(filter, comp, roles, data, problems);
@@ -750,7 +784,7 @@ export function buildExtraManifests(ctx: ExtraManifestContext): ExtraManifestRes
   if (check) unusedFields(cluster, data, fromTemplate, problems);
   const sorted: Record<string, string> = {};
   for (const key of Object.keys(data).sort()) sorted[key] = data[key]!;
-  return { data: sorted, problems };
+  return { data: sorted, problems, folders };
 }
 
 /** `base` (keys sorted) and `extra` in one object with sorted keys; `extra` wins on a tie. */
