@@ -412,6 +412,29 @@ describe('kustomize exec plugin (ZTP drop-in)', () => {
     expect(objects.filter((o) => o.kind === 'BareMetalHost')).toHaveLength(2);
   });
 
+  it("builds upstream's layout, whose SiteConfigs name files from the kustomization root", () => {
+    // kustomization.yaml at the root; testSiteConfig/site-upstream.yaml names
+    // testSiteConfig/testHW.profile, site-beside.yaml names testHW.profile from its own folder.
+    const app = join(tempDir(), 'siteconfig');
+    cpSync(join(repoRoot, 'test', 'fixtures', 'upstream-layout'), app, { recursive: true });
+    const result = build(app);
+    expect(result.status, result.stderr).toBe(0);
+    const objects = parseAllDocuments(result.stdout).map((d) => d.toJS() as Obj);
+    const spec = (kind: string, name: string) =>
+      objects.find((o) => o.kind === kind && o.metadata.name === name)?.['spec'];
+    const data = (name: string) =>
+      objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === name)?.['data'];
+    for (const cluster of ['upstream-sno', 'beside-sno']) {
+      expect(spec('HostFirmwareSettings', `${cluster}-node`)).toMatchObject({
+        settings: { ProcTurboMode: 'Disabled' },
+      });
+      expect(data(cluster)).toHaveProperty(['user-chrony.yaml']);
+    }
+    expect(spec('KlusterletAddonConfig', 'upstream-sno')).toMatchObject({
+      applicationManager: { enabled: true },
+    });
+  });
+
   it("fails kustomize build at the user's file and line, not at kustomize's temp copy", () => {
     const app = ztpRepo({
       'site-a.yaml': snoSite({ name: 'a', mac: 'aa:bb:cc:00:00:0a' }),
