@@ -23,6 +23,7 @@ export function fsSiteFiles(root: string, cwd: string = root): SiteFiles {
       : undefined;
   };
   return {
+    identity: inside,
     readText: (path) => {
       const real = inside(path);
       if (real === undefined) return undefined;

@@ -25,6 +25,11 @@ export interface SiteFiles {
   readText(path: string): string | undefined;
   /** The entries of a directory sorted by name, or undefined when there is no such directory. */
   listDir(path: string): readonly DirEntry[] | undefined;
+  /**
+   * A key that two paths naming one file share (its real path), or undefined when there is no
+   * such file. @default the normalized path
+   */
+  identity?(path: string): string | undefined;
 }
 
 /** A SiteFiles with no files at all: every reference is reported as missing. */

@@ -282,8 +282,9 @@ export function loadSiteConfigs(
       else sites.push(loaded);
     }
   }
+  const read = skipped.length > 0 ? readByRun(referenced, options.files ?? NO_FILES) : undefined;
   for (const { doc, kind } of skipped) {
-    if (isReferenced(doc.file, referenced)) continue;
+    if (read?.(doc.file)) continue;
     report.add(
       doc,
       'note',
@@ -312,16 +313,18 @@ interface Referenced {
 }
 
 /**
- * Whether a SiteConfig read `file`, itself or as an extra manifest of a folder; a kustomization
- * (which lists the SiteConfigs in upstream's layout) counts as read too.
+ * Whether a SiteConfig of the run read a file, itself or as an extra manifest of a folder; a
+ * kustomization (which lists the SiteConfigs in upstream's layout) counts as read too. Paths are
+ * compared by the files' identity: `../sites/hw.yaml` and `hw.yaml` may name one file.
  */
-function isReferenced(file: string, referenced: Referenced): boolean {
-  const path = posix.normalize(file);
-  return (
-    referenced.files.has(path) ||
-    referenced.folders.has(posix.dirname(path)) ||
-    KUSTOMIZATION_FILES.includes(posix.basename(path))
-  );
+function readByRun(referenced: Referenced, files: SiteFiles): (file: string) => boolean {
+  const key = (path: string): string => files.identity?.(path) ?? posix.normalize(path);
+  const read = new Set([...referenced.files].map(key));
+  const folders = new Set([...referenced.folders].map(key));
+  return (file) =>
+    KUSTOMIZATION_FILES.includes(posix.basename(file)) ||
+    read.has(key(file)) ||
+    folders.has(key(posix.dirname(file)));
 }
 
 /** Validates an in-memory SiteConfig (the TypeScript API); issues point at `label`. */
@@ -369,7 +372,7 @@ function resolveResources(
       files: options.files ?? NO_FILES,
       defaults,
     });
-    for (const folder of built.folders) referenced?.folders.add(posix.normalize(folder));
+    for (const folder of built.folders) referenced?.folders.add(folder);
     for (const p of built.problems) {
       const path = ['spec', 'clusters', clusterIndex, ...p.path];
       if (p.severity === 'error')
@@ -389,7 +392,7 @@ function resolveResources(
     }
     return built.data;
   });
-  for (const file of resolver.filesRead) referenced?.files.add(posix.normalize(file));
+  for (const file of resolver.filesRead) referenced?.files.add(file);
   const problems: ResourceProblem[] = [...resolver.problems, ...extraProblems];
   const hasTemplates = resources.clusters.some(
     (c) =>

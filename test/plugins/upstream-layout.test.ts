@@ -111,6 +111,8 @@ describe("siteforge generate on upstream's layout", () => {
       join(FIXTURE, 'testSiteConfig'),
     );
     expect(stderr).not.toContain('error');
+    // Found as ../testSiteConfig/klusterlet-override.yaml, read as klusterlet-override.yaml: one file.
+    expect(stderr).not.toContain('SKIPPED_DOCUMENT');
     expect(status).toBe(0);
     expect(filesUsed(objects(stdout))).toEqual(EVERY_FILE);
   });
