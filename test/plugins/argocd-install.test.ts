@@ -435,6 +435,29 @@ describe('kustomize exec plugin (ZTP drop-in)', () => {
     });
   });
 
+  it("builds a layout that the Application's kustomization includes from a sub-folder", () => {
+    // kustomize runs the plugin in siteconfig/4.18/, the folder of the kustomization that lists
+    // the generators, one below the Application's path.
+    const app = join(tempDir(), 'siteconfig');
+    cpSync(join(repoRoot, 'test', 'fixtures', 'upstream-layout'), join(app, '4.18'), {
+      recursive: true,
+    });
+    writeFileSync(join(app, 'kustomization.yaml'), 'resources:\n  - "4.18"\n');
+    const result = build(app);
+    expect(result.status, result.stderr).toBe(0);
+    const objects = parseAllDocuments(result.stdout).map((d) => d.toJS() as Obj);
+    expect(
+      objects.filter((o) => o.kind === 'HostFirmwareSettings').map((o) => o.metadata.name),
+    ).toEqual(['beside-sno-node', 'upstream-sno-node']);
+    // Problems point at the file in the repository, below the sub-folder.
+    rmSync(join(app, '4.18', 'testSiteConfig', 'testHW.profile'));
+    const failed = build(app);
+    expect(failed.status).not.toBe(0);
+    expect(failed.stderr).toContain(
+      'siteconfig/4.18/testSiteConfig/site-upstream.yaml:27:23: error BIOS_FILE_NOT_FOUND: BIOS settings file testSiteConfig/testHW.profile not found: tried siteconfig/4.18/testSiteConfig/testHW.profile (the kustomization root, as siteconfig-generator resolves it)',
+    );
+  });
+
   it("fails kustomize build at the user's file and line, not at kustomize's temp copy", () => {
     const app = ztpRepo({
       'site-a.yaml': snoSite({ name: 'a', mac: 'aa:bb:cc:00:00:0a' }),

@@ -11,7 +11,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { join, resolve } from 'node:path';
+import { join, posix, resolve, sep } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { SiteForgeError, UsageError } from '../../shared/errors.js';
 import { KUSTOMIZATION_FILES } from '../../siteconfig/index.js';
@@ -37,12 +37,15 @@ function generate(configPath: string, io: PluginIo): number {
   const configText = readConfig(resolve(io.cwd, configPath));
   const config = parseAllDocuments(configText)[0]?.toJS() as unknown;
   const name = siteConfigName(config);
-  const source = findInKustomization(io, config, name) ?? { path: configPath, text: configText };
-  // kustomize runs us in the kustomization root, where siteconfig-generator resolves paths.
-  const root = repoRelative(io.env['ARGOCD_APP_SOURCE_PATH'] ?? '', '.');
+  const here = kustomizationInRepository(io);
+  const source = findInKustomization(io, here.dir, config, name) ?? {
+    path: configPath,
+    text: configText,
+  };
   const { clusters, issues } = renderFleet([source], {
-    files: fsSiteFiles(repositoryRoot(io)),
-    kustomizationRoot: () => root,
+    files: fsSiteFiles(here.root),
+    // kustomize runs us in the kustomization root, where siteconfig-generator resolves paths.
+    kustomizationRoot: () => here.dir,
     selectCluster: (_, site) => site.metadata.name === name,
   });
   const report = reportIssues(issues, false);
@@ -84,7 +87,12 @@ function siteConfigName(config: unknown): string {
  * The generator file of the kustomization that holds this very SiteConfig (same content, as
  * kustomize read it), named relative to the repository root; undefined when none does.
  */
-function findInKustomization(io: PluginIo, config: unknown, name: string): SourceFile | undefined {
+function findInKustomization(
+  io: PluginIo,
+  dir: string,
+  config: unknown,
+  name: string,
+): SourceFile | undefined {
   const root = io.cwd;
   const kustomization = KUSTOMIZATION_FILES.map((f) => join(root, f)).find((f) => existsSync(f));
   if (!kustomization) return undefined;
@@ -101,9 +109,36 @@ function findInKustomization(io: PluginIo, config: unknown, name: string): Sourc
     const same = parseAllDocuments(text).some((doc) =>
       isDeepStrictEqual(withoutKustomizeAnnotations(doc.toJS() as unknown), wanted),
     );
-    if (same) return { path: repoRelative(io.env['ARGOCD_APP_SOURCE_PATH'] ?? '', entry), text };
+    if (same) return { path: posix.join(dir, entry), text };
   }
   return undefined;
+}
+
+/**
+ * Where kustomize runs us: the repository root on disk, and the kustomization's folder (the cwd)
+ * relative to it. Argo CD builds the Application's path (ARGOCD_APP_SOURCE_PATH), but kustomize
+ * starts an exec plugin in the folder of the kustomization that lists the generator, which may
+ * be one the app's kustomization includes (`resources: [4.18]`): the cwd is then below the app
+ * path, and the repository root is the folder above the app path's last match in the cwd.
+ */
+function kustomizationInRepository(io: PluginIo): { root: string; dir: string } {
+  const app = posix
+    .normalize(io.env['ARGOCD_APP_SOURCE_PATH'] ?? '.')
+    .split('/')
+    .filter((s) => s !== '' && s !== '.');
+  const cwd = resolve(io.cwd)
+    .split(sep)
+    .filter((s) => s !== '');
+  if (app.length > 0 && !app.includes('..')) {
+    for (let end = cwd.length; end >= app.length; end--) {
+      if (app.every((segment, i) => cwd[end - app.length + i] === segment))
+        return {
+          root: resolve(sep, ...cwd.slice(0, end - app.length)),
+          dir: posix.join(...app, ...cwd.slice(end)),
+        };
+    }
+  }
+  return { root: repositoryRoot(io), dir: repoRelative(app.join('/'), '.') };
 }
 
 /** The document without the bookkeeping annotations kustomize may add to generator configs. */
