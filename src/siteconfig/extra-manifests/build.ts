@@ -19,6 +19,9 @@
  *   of a predefined file, or of a key a predefined template or the workload folder produces,
  *   is an error (EXTRA_MANIFEST_CLASH; upstream: "Pre-defined extra-manifest cannot be over
  *   written"). Any two surviving sources producing one key is that error too.
+ * - Folders. A relative folder is looked up against the kustomization root (`root`), where
+ *   siteconfig-generator under kustomize finds it, then against the SiteConfig's folder; the first
+ *   that is a folder is read, and a missing one is reported with every path tried.
  * - Files. Sub-folders and dot-files are skipped (a `workload/` folder feeds cpuset). Every
  *   other file is a manifest: YAML, several documents allowed (assisted-service splits them,
  *   MGMT-15715; upstream silently kept only the first). Each document must be a Kubernetes
