@@ -12,8 +12,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { join, resolve } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { SiteForgeError, UsageError } from '../../shared/errors.js';
+import { parseYamlFile } from '../../shared/source-yaml.js';
 import type { SourceFile } from '../../siteconfig/index.js';
 import { ExitCode } from '../exit-code.js';
 import { renderFleet, reportIssues, toYamlStream } from '../render-fleet.js';
@@ -36,7 +36,7 @@ export function runKustomizePlugin(args: readonly string[], io: PluginIo): numbe
 
 function generate(configPath: string, io: PluginIo): number {
   const configText = readConfig(resolve(io.cwd, configPath));
-  const config = parseAllDocuments(configText)[0]?.toJS() as unknown;
+  const config = firstDocument(configPath, configText);
   const name = siteConfigName(config);
   const source = findInKustomization(io, config, name) ?? { path: configPath, text: configText };
   const { clusters, issues } = renderFleet([source], {
@@ -86,22 +86,39 @@ function findInKustomization(io: PluginIo, config: unknown, name: string): Sourc
   const root = io.cwd;
   const kustomization = KUSTOMIZATION_FILES.map((f) => join(root, f)).find((f) => existsSync(f));
   if (!kustomization) return undefined;
-  const { generators } = (parseAllDocuments(readFileSync(kustomization, 'utf8'))[0]?.toJS() ??
+  const { generators } = (firstDocument(kustomization, readFileSync(kustomization, 'utf8')) ??
     {}) as { generators?: unknown };
   if (!Array.isArray(generators)) return undefined;
-  const wanted = withoutKustomizeAnnotations(config);
+  const wanted = withoutKustomizeAnnotations(plainData(config));
   for (const entry of generators) {
     if (typeof entry !== 'string' || entry.includes('://')) continue;
     const path = join(root, entry);
     if (!existsSync(path) || !statSync(path).isFile()) continue;
     const text = readFileSync(path, 'utf8');
     if (!text.includes(name)) continue; // cheap filter before parsing
-    const same = parseAllDocuments(text).some((doc) =>
-      isDeepStrictEqual(withoutKustomizeAnnotations(doc.toJS() as unknown), wanted),
+    const same = parseYamlFile(path, text, { locations: false }).documents.some((doc) =>
+      isDeepStrictEqual(withoutKustomizeAnnotations(plainData(doc.value)), wanted),
     );
     if (same) return { path: repoRelative(io.env['ARGOCD_APP_SOURCE_PATH'] ?? '', entry), text };
   }
   return undefined;
+}
+
+/**
+ * The first document of a YAML file as plain data, through the compiler's own parser (its fast
+ * path for block-style YAML, the `yaml` library otherwise): loading the library costs more than
+ * the whole generation of a small site, and kustomize starts this plugin once per SiteConfig.
+ */
+function firstDocument(path: string, text: string): unknown {
+  return parseYamlFile(path, text, { locations: false }).documents[0]?.value;
+}
+
+/**
+ * The value without the source positions the library path of the parser attaches (as symbol
+ * keys), so that two parses of the same data compare equal wherever their lines are.
+ */
+function plainData(value: unknown): unknown {
+  return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown);
 }
 
 /** The document without the bookkeeping annotations kustomize may add to generator configs. */
