@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measureKustomizeStart } from './kustomize-start.js';
 import { writeSyntheticFleet } from './synthetic-fleet.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -44,6 +45,16 @@ try {
   const startup = measure([process.execPath, cli, '--version']);
   console.log(
     `node + siteforge start-up: ${startup.wall.toFixed(3)} s, peak RSS ${startup.rss.toFixed(0)} MB`,
+  );
+  // The drop-in for kustomize `generators:`: one process per SiteConfig.
+  const execs = Number(process.env.BENCH_KUSTOMIZE_EXECS ?? 20);
+  const kustomize = measureKustomizeStart(
+    cli,
+    join(root, 'examples', 'sites', 'sno-du-ipv4.yaml'),
+    execs,
+  );
+  console.log(
+    `kustomize: ${execs} execs, ${kustomize.perExec.toFixed(0)} ms per exec, node -e 0 ${kustomize.bareNode.toFixed(0)} ms`,
   );
   // Two variants: the shipped default extra manifests in every cluster's ConfigMap (what
   // siteconfig-generator users get), and none (extraManifests.defaultSet: none).

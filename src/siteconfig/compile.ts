@@ -76,6 +76,36 @@ export const SyncWaves: Readonly<Record<string, number>> = {
 
 const NODE_KINDS = new Set(['BareMetalHost', 'NMStateConfig', 'HostFirmwareSettings']);
 
+/** A deprecation warning siteconfig-generator writes as an annotation on every object of a kind. */
+interface DeprecationAnnotation {
+  readonly kind: string;
+  readonly key: string;
+  readonly message: string;
+  readonly applies: (cluster: SiteConfigCluster) => boolean;
+}
+
+/**
+ * siteconfig-generator's deprecation annotations, word for word and on the same objects (every
+ * ConfigMap of the cluster, the v2 site ConfigMap included), so that a hub moving from it sees
+ * no change to its live objects. SiteForge's own advice is the warning on stderr.
+ */
+const DEPRECATION_ANNOTATIONS: readonly DeprecationAnnotation[] = [
+  {
+    kind: 'AgentClusterInstall',
+    key: Keys.CpusetDeprecation,
+    message:
+      'cpuset will be deprecated after OCP 4.15, please use cpuPartitioningMode for OCP versions >= 4.14',
+    applies: (cluster) => cluster.nodes.some((node) => (node.cpuset ?? '') !== ''),
+  },
+  {
+    kind: 'ConfigMap',
+    key: Keys.ExtraManifestPathDeprecation,
+    message:
+      'extraManifestPath will be deprecated after OCP 4.15, please use ExtraManifests.SearchPaths for OCP versions >= 4.14',
+    applies: (cluster) => (cluster.extraManifestPath ?? '') !== '',
+  },
+];
+
 /** Compiles every cluster of a SiteConfig. */
 export function compileSiteConfig(
   site: SiteConfig,
@@ -141,6 +171,7 @@ class ClusterCompiler {
   private readonly masters: number;
   private readonly workers: number;
   private chunks: readonly Readonly<Record<string, string>>[] | undefined;
+  private deprecations: readonly DeprecationAnnotation[] | undefined;
 
   constructor(
     private readonly site: SiteConfig,
@@ -373,6 +404,8 @@ class ClusterCompiler {
         manifest.metadata.annotations?.[Keys.SyncWave] ?? String(SyncWaves[manifest.kind] ?? 0),
       [Keys.ZtpGenerated]: '{}',
     };
+    for (const warning of this.deprecationWarnings())
+      if (warning.kind === manifest.kind) annotations[warning.key] = warning.message;
     const levels = NODE_KINDS.has(manifest.kind)
       ? [node, this.cluster, this.site.spec]
       : [this.cluster, this.site.spec];
@@ -382,6 +415,14 @@ class ClusterCompiler {
     for (const [key, value] of Object.entries(extra ?? {}))
       if (!(key in annotations)) annotations[key] = value;
     return { ...manifest, metadata: { ...manifest.metadata, annotations } };
+  }
+
+  /** The deprecation annotations that apply to this cluster, worked out once. */
+  private deprecationWarnings(): readonly DeprecationAnnotation[] {
+    this.deprecations ??= DEPRECATION_ANNOTATIONS.filter((warning) =>
+      warning.applies(this.cluster),
+    );
+    return this.deprecations;
   }
 
   private namespace(): Manifest {
@@ -407,10 +448,6 @@ class ClusterCompiler {
     const annotations: Record<string, string> = {
       [Keys.InstallConfigOverrides]: installConfigOverrides(cluster),
     };
-    if (cluster.nodes.some((node) => node.cpuset !== undefined)) {
-      annotations[Keys.CpusetDeprecation] =
-        'cpuset is deprecated since OpenShift 4.15; use cpuPartitioningMode: AllNodes and a PerformanceProfile';
-    }
     const networking = compact({
       clusterNetwork: cluster.clusterNetwork?.map((n) =>
         compact({ cidr: n.cidr, hostPrefix: n.hostPrefix }),
@@ -467,15 +504,10 @@ class ClusterCompiler {
   }
 
   private extraManifestsConfigMap(): Manifest {
-    const annotations: Record<string, string> = {};
-    if (this.cluster.extraManifestPath !== undefined) {
-      annotations[Keys.ExtraManifestPathDeprecation] =
-        'extraManifestPath is deprecated since 4.14; use extraManifests.searchPaths';
-    }
     return {
       apiVersion: 'v1',
       kind: 'ConfigMap',
-      metadata: { name: this.name, namespace: this.name, annotations },
+      metadata: { name: this.name, namespace: this.name },
       // Kept by identity: clusters with the same extra manifests share one (frozen) object,
       // which the YAML writer renders once.
       data: this.extraManifestChunks()[0]!,

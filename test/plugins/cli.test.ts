@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { repoRoot, snoSite } from '../support/sites.js';
 
 /** Runs the real `siteforge` binary, as a user would. */
@@ -95,6 +95,41 @@ describe('siteforge generate', () => {
       /site\.yaml:\d+:1: note SKIPPED_DOCUMENT: skipping a document of kind ConfigMap/,
     );
     expect(stdout).toContain('kind: BareMetalHost');
+  });
+});
+
+describe('extra manifests from the reference set a team keeps in git', () => {
+  // docs/compatibility.md ("Default extra manifests"): searchPaths replace SiteForge's default
+  // set, as they replace siteconfig-generator's, so the ConfigMap holds exactly those files.
+  it('fills the ConfigMap with the files of searchPaths only, later folders winning', () => {
+    const example = 'examples/reference-extra-manifests';
+    const { status, stdout } = siteforge(['generate', `${example}/site.yaml`]);
+    expect(status).toBe(0);
+    const configMap = parseAllDocuments(stdout)
+      .map((d) => d.toJS() as { kind: string; data?: Record<string, string> })
+      .find((o) => o.kind === 'ConfigMap');
+    const data = configMap?.data ?? {};
+    expect(Object.keys(data).sort()).toEqual([
+      '06-kdump-master.yaml',
+      '09-openshift-marketplace-ns.yaml',
+    ]);
+    // Each entry is the file's object with the ZTP annotation, as siteconfig-generator writes it.
+    const fromFile = (path: string): unknown => {
+      const manifest = parse(readFileSync(join(repoRoot, example, path), 'utf8')) as {
+        metadata: { annotations?: Record<string, string> };
+      };
+      manifest.metadata.annotations = {
+        ...manifest.metadata.annotations,
+        'ran.openshift.io/ztp-gitops-generated': '{}',
+      };
+      return manifest;
+    };
+    expect(parse(data['06-kdump-master.yaml']!)).toEqual(
+      fromFile('custom-manifest/06-kdump-master.yaml'),
+    );
+    expect(parse(data['09-openshift-marketplace-ns.yaml']!)).toEqual(
+      fromFile('extra-manifest/09-openshift-marketplace-ns.yaml'),
+    );
   });
 });
 

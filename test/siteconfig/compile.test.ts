@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderFleet, toYamlStream } from '../../src/plugins/render-fleet.js';
 import { emitYamlStream } from '../../src/shared/yaml-emit.js';
-import { compileFleet, Keys, loadSiteConfigs, waveOf } from '../../src/siteconfig/index.js';
+import {
+  compileFleet,
+  filesFromMap,
+  Keys,
+  loadSiteConfigs,
+  waveOf,
+} from '../../src/siteconfig/index.js';
 import type { Manifest } from '../../src/siteconfig/index.js';
 import { exampleFiles, loadText, repoRoot, snoSite } from '../support/sites.js';
 
@@ -377,6 +383,62 @@ describe('crAnnotations and crSuppression', () => {
     expect(manifests.map((m) => m.kind)).not.toContain('KlusterletAddonConfig');
     expect(manifests.map((m) => m.kind)).not.toContain('BareMetalHost');
     expect(manifests.map((m) => m.kind)).toContain('InfraEnv');
+  });
+});
+
+describe("siteconfig-generator's deprecation annotations", () => {
+  // Word for word what siteconfig-generator writes, on the same objects: a hub that moves from
+  // it must not see Argo CD rewrite live objects. SiteForge's own advice goes to stderr.
+  const CPUSET_WARNING =
+    'cpuset will be deprecated after OCP 4.15, please use cpuPartitioningMode for OCP versions >= 4.14';
+  const EXTRA_MANIFEST_PATH_WARNING =
+    'extraManifestPath will be deprecated after OCP 4.15, please use ExtraManifests.SearchPaths for OCP versions >= 4.14';
+
+  /** Rendered as `siteforge generate` does, with one user manifest in `mine/`. */
+  function render(text: string) {
+    const { clusters, issues } = renderFleet([{ path: 'site.yaml', text }], {
+      withObjects: true,
+      files: filesFromMap({
+        'mine/user.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: mine\n',
+      }),
+    });
+    expect(issues.filter((i) => i.severity === 'error')).toEqual([]);
+    const objects = clusters.flatMap((c) => c.objects ?? []).map((o) => o.manifest);
+    const annotated = (key: string): string[] =>
+      objects
+        .filter((m) => m.metadata.annotations?.[key] !== undefined)
+        .map((m) => `${m.kind}/${m.metadata.name}: ${String(m.metadata.annotations?.[key])}`);
+    return { issues, annotated };
+  }
+
+  it('writes the cpuset warning on the AgentClusterInstall only, and our advice on stderr', () => {
+    const { issues, annotated } = render(snoSite({ node: '          cpuset: "0-1"\n' }));
+    expect(annotated(Keys.CpusetDeprecation)).toEqual([
+      `AgentClusterInstall/sno1: ${CPUSET_WARNING}`,
+    ]);
+    expect(issues.map((i) => `${i.severity} ${i.message}`)).toContainEqual(
+      expect.stringMatching(/^warning cpuset is deprecated since OpenShift 4\.15/),
+    );
+  });
+
+  it('writes the extraManifestPath warning on every ConfigMap of the cluster, the v2 site ConfigMap included', () => {
+    const { annotated } = render(
+      snoSite({
+        apiVersion: 'ran.openshift.io/v2',
+        cluster:
+          '      extraManifestPath: mine\n      siteConfigMap:\n        data:\n          key: value\n',
+      }),
+    );
+    expect(annotated(Keys.ExtraManifestPathDeprecation)).toEqual([
+      `ConfigMap/sno1: ${EXTRA_MANIFEST_PATH_WARNING}`,
+      `ConfigMap/ztp-site-sno1: ${EXTRA_MANIFEST_PATH_WARNING}`,
+    ]);
+  });
+
+  it('writes neither when the fields are not used', () => {
+    const { annotated } = render(snoSite({ apiVersion: 'ran.openshift.io/v2' }));
+    expect(annotated(Keys.CpusetDeprecation)).toEqual([]);
+    expect(annotated(Keys.ExtraManifestPathDeprecation)).toEqual([]);
   });
 });
 

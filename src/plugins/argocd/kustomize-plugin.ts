@@ -12,8 +12,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { join, posix, resolve, sep } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { SiteForgeError, UsageError } from '../../shared/errors.js';
+import { parseYamlFile } from '../../shared/source-yaml.js';
 import { KUSTOMIZATION_FILES } from '../../siteconfig/index.js';
 import type { SourceFile } from '../../siteconfig/index.js';
 import { ExitCode } from '../exit-code.js';
@@ -35,7 +35,7 @@ export function runKustomizePlugin(args: readonly string[], io: PluginIo): numbe
 
 function generate(configPath: string, io: PluginIo): number {
   const configText = readConfig(resolve(io.cwd, configPath));
-  const config = parseAllDocuments(configText)[0]?.toJS() as unknown;
+  const config = firstDocument(configPath, configText);
   const name = siteConfigName(config);
   const here = kustomizationInRepository(io);
   const source = findInKustomization(io, here.dir, config, name) ?? {
@@ -96,18 +96,18 @@ function findInKustomization(
   const root = io.cwd;
   const kustomization = KUSTOMIZATION_FILES.map((f) => join(root, f)).find((f) => existsSync(f));
   if (!kustomization) return undefined;
-  const { generators } = (parseAllDocuments(readFileSync(kustomization, 'utf8'))[0]?.toJS() ??
+  const { generators } = (firstDocument(kustomization, readFileSync(kustomization, 'utf8')) ??
     {}) as { generators?: unknown };
   if (!Array.isArray(generators)) return undefined;
-  const wanted = withoutKustomizeAnnotations(config);
+  const wanted = withoutKustomizeAnnotations(plainData(config));
   for (const entry of generators) {
     if (typeof entry !== 'string' || entry.includes('://')) continue;
     const path = join(root, entry);
     if (!existsSync(path) || !statSync(path).isFile()) continue;
     const text = readFileSync(path, 'utf8');
     if (!text.includes(name)) continue; // cheap filter before parsing
-    const same = parseAllDocuments(text).some((doc) =>
-      isDeepStrictEqual(withoutKustomizeAnnotations(doc.toJS() as unknown), wanted),
+    const same = parseYamlFile(path, text, { locations: false }).documents.some((doc) =>
+      isDeepStrictEqual(withoutKustomizeAnnotations(plainData(doc.value)), wanted),
     );
     if (same) return { path: posix.join(dir, entry), text };
   }
@@ -139,6 +139,23 @@ function kustomizationInRepository(io: PluginIo): { root: string; dir: string } 
     }
   }
   return { root: repositoryRoot(io), dir: repoRelative(app.join('/'), '.') };
+}
+
+/**
+ * The first document of a YAML file as plain data, through the compiler's own parser (its fast
+ * path for block-style YAML, the `yaml` library otherwise): loading the library costs more than
+ * the whole generation of a small site, and kustomize starts this plugin once per SiteConfig.
+ */
+function firstDocument(path: string, text: string): unknown {
+  return parseYamlFile(path, text, { locations: false }).documents[0]?.value;
+}
+
+/**
+ * The value without the source positions the library path of the parser attaches (as symbol
+ * keys), so that two parses of the same data compare equal wherever their lines are.
+ */
+function plainData(value: unknown): unknown {
+  return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown);
 }
 
 /** The document without the bookkeeping annotations kustomize may add to generator configs. */

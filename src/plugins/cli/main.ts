@@ -7,16 +7,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../shared/errors.js';
 import { siteConfigSchema } from '../../siteconfig/index.js';
-import { runArgoCdCommand } from '../argocd/cmp.js';
-import { runKustomizePlugin } from '../argocd/kustomize-plugin.js';
 import { ExitCode, reportFailure } from '../exit-code.js';
 import { fsSecretSource } from '../fs-secret-source.js';
-import { runDiff } from './diff.js';
 import { fsSiteFiles } from '../fs-site-files.js';
 import { kustomizationRoots } from '../kustomization-root.js';
 import { renderFleet, reportIssues, writeYamlStream } from '../render-fleet.js';
 import type { RenderedCluster } from '../render-fleet.js';
-import { runConvert } from './convert-command.js';
 import { replaceOutputDir } from './output-dir.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
 
@@ -191,12 +187,14 @@ function run(args: ParsedArgs, io: CliIo): number | Promise<number> {
     case 'generate':
     case 'validate':
       return compile(args, io);
+    // The commands below load their modules on demand: kustomize starts a process per
+    // SiteConfig, and diff alone needs simple-git.
     case 'convert':
       if (args.format !== undefined || args.redact)
         throw new UsageError('convert takes no --format or --redact');
-      return runConvert(args, io);
+      return import('./convert-command.js').then(({ runConvert }) => runConvert(args, io));
     case 'diff':
-      return runDiff(args.paths, io);
+      return import('./diff.js').then(({ runDiff }) => runDiff(args.paths, io));
     case 'argocd':
     case 'kustomize-plugin': {
       // Their options come from the environment (Argo CD) or the generator file (kustomize).
@@ -204,8 +202,12 @@ function run(args: ParsedArgs, io: CliIo): number | Promise<number> {
         throw new UsageError(`${args.command} takes no options`);
       const pluginIo = { ...io, env: io.env ?? process.env };
       return args.command === 'argocd'
-        ? runArgoCdCommand(args.paths, pluginIo)
-        : runKustomizePlugin(args.paths, pluginIo);
+        ? import('../argocd/cmp.js').then(({ runArgoCdCommand }) =>
+            runArgoCdCommand(args.paths, pluginIo),
+          )
+        : import('../argocd/kustomize-plugin.js').then(({ runKustomizePlugin }) =>
+            runKustomizePlugin(args.paths, pluginIo),
+          );
     }
     case 'apply':
     case 'check':
