@@ -17,6 +17,11 @@ export interface Limits {
   readonly nodesPerCluster: number;
   /** Alias dereferences in one YAML document (what the `yaml` package calls maxAliasCount). */
   readonly aliases: number;
+  /**
+   * Nodes that alias dereferences copy into one YAML document: what an alias costs beyond its
+   * count (one alias of a large anchored value is as dear as many small ones).
+   */
+  readonly aliasedNodes: number;
   /** Nesting depth of block and flow collections in one YAML document. */
   readonly nestingDepth: number;
   /** Bytes one rendered Go template may produce. */
@@ -32,6 +37,7 @@ export const defaultLimits: Limits = {
   documents: 100_000,
   nodesPerCluster: 1_000,
   aliases: 1_000,
+  aliasedNodes: 100_000,
   nestingDepth: 256,
   templateOutputBytes: 4 * 1024 * 1024,
   totalMs: 45_000,
