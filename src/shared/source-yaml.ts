@@ -166,7 +166,7 @@ class YamlInputError extends Error {
 function limitHint(limit: keyof ReaderLimits): string {
   const flag = limit.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
   const env = `SITEFORGE_LIMIT_${flag.replace(/-/g, '_').toUpperCase()}`;
-  return `if the file is meant to be this way, raise the limit with --limit ${flag}=N or ${env}=N`;
+  return `raise it with --limit ${flag}=N or ${env}=N (in Argo CD: in the environment of the siteforge sidecar)`;
 }
 
 function tooDeep(limits: ReaderLimits, pos: SourcePos): YamlInputError {
