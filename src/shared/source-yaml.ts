@@ -668,7 +668,7 @@ function library(): YamlLibrary {
 }
 
 function libraryParse(file: string, text: string, limits: ReaderLimits): ParsedFile {
-  const { Composer, LineCounter, Parser } = library();
+  const { Composer, Lexer, LineCounter, Parser } = library();
   const lineCounter: LineCounterType = new LineCounter();
   const errors: YamlSyntaxIssue[] = [];
   const documents: SourceDocument[] = [];
@@ -676,26 +676,22 @@ function libraryParse(file: string, text: string, limits: ReaderLimits): ParsedF
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
   };
-  // What parseAllDocuments does, with a look at the syntax tree between parsing (which keeps
-  // its own stack) and composing (which recurses): a document nested past the limit is left
-  // out before it can take the composer's stack.
+  // What parseAllDocuments does, one lexeme at a time, watching the parser's stack of open
+  // collections: at the first collection nested past the limit, reading stops. The composer
+  // (which recurses) never sees such a document, and the parser does not go on through the
+  // rest of a file that may be megabytes of brackets.
+  const parser = new Parser(lineCounter.addNewLine);
+  lineCounter.addNewLine(0);
   const tokens: CST.Token[] = [];
-  let droppedDocument = false;
-  for (const token of new Parser(lineCounter.addNewLine).parse(text)) {
-    if (token.type === 'document') {
-      const offset = tooDeepAt(token, limits.nestingDepth);
-      droppedDocument = offset !== undefined;
-      if (offset !== undefined) {
-        const { code, message, pos, hint } = tooDeep(limits, toPos(offset));
-        errors.push({ file, pos, code, message, hint });
-        continue;
-      }
-    } else if (token.type === 'doc-end' && droppedDocument) {
-      droppedDocument = false;
-      continue;
+  let tooDeepOffset: number | undefined;
+  for (const lexeme of new Lexer().lex(text)) {
+    for (const token of parser.next(lexeme)) tokens.push(token);
+    if (parser.stack.length > limits.nestingDepth + 1) {
+      tooDeepOffset = tooDeepAt(parser.stack, limits.nestingDepth);
+      if (tooDeepOffset !== undefined) break;
     }
-    tokens.push(token);
   }
+  if (tooDeepOffset === undefined) for (const token of parser.end()) tokens.push(token);
   const list: Document.Parsed[] = Array.from(new Composer().compose(tokens));
   for (const doc of list) {
     for (const error of doc.errors) {
@@ -722,28 +718,28 @@ function libraryParse(file: string, text: string, limits: ReaderLimits): ParsedF
       errors.push({ file, pos: err.pos, code: err.code, message: err.message, hint: err.hint });
     }
   }
+  if (tooDeepOffset !== undefined) {
+    // The documents before it are read; the rest of the file is not.
+    const { code, message, pos, hint } = tooDeep(limits, toPos(tooDeepOffset));
+    errors.push({ file, pos, code, message, hint });
+  }
   return { documents, errors };
 }
 
-/** Offset of the first collection of `doc` nested past `limit`, if there is one. */
-function tooDeepAt(doc: CST.Document, limit: number): number | undefined {
-  const stack: { token: CST.Token; depth: number }[] = [];
-  if (doc.value) stack.push({ token: doc.value, depth: 0 });
-  for (let top = stack.pop(); top; top = stack.pop()) {
-    const { token, depth } = top;
+/**
+ * Offset of the collection nested past `limit` in the parser's stack (the document, then one
+ * entry per open collection, and whatever scalar is being read), if there is one.
+ */
+function tooDeepAt(stack: readonly CST.Token[], limit: number): number | undefined {
+  let depth = 0;
+  for (const token of stack) {
     if (
       token.type !== 'block-map' &&
       token.type !== 'block-seq' &&
       token.type !== 'flow-collection'
     )
       continue;
-    if (depth >= limit) return token.offset;
-    // Pushed last to first, so that the first collection in the text is the one reported.
-    for (let k = token.items.length - 1; k >= 0; k--) {
-      const item: CST.CollectionItem = token.items[k]!;
-      if (item.value) stack.push({ token: item.value, depth: depth + 1 });
-      if (item.key) stack.push({ token: item.key, depth: depth + 1 });
-    }
+    if (++depth > limit) return token.offset;
   }
   return undefined;
 }
