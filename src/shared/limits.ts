@@ -15,9 +15,17 @@ export interface Limits {
   readonly documents: number;
   /** Nodes listed by one cluster. */
   readonly nodesPerCluster: number;
-  /** Alias dereferences in one YAML document (what the `yaml` package calls maxAliasCount). */
+  /**
+   * Alias dereferences in one YAML document, counting the aliases inside what an alias copies
+   * (as the `yaml` package's maxAliasCount does), so nested aliases cannot multiply unseen.
+   */
   readonly aliases: number;
-  /** Nesting depth of block and flow collections in one YAML document. */
+  /**
+   * Nodes that alias dereferences copy into one YAML document: what an alias costs beyond its
+   * count (one alias of a large anchored value is as dear as many small ones).
+   */
+  readonly aliasedNodes: number;
+  /** Nesting depth of block and flow collections in one YAML document, aliases expanded. */
   readonly nestingDepth: number;
   /** Bytes one rendered Go template may produce. */
   readonly templateOutputBytes: number;
@@ -32,6 +40,7 @@ export const defaultLimits: Limits = {
   documents: 100_000,
   nodesPerCluster: 1_000,
   aliases: 1_000,
+  aliasedNodes: 100_000,
   nestingDepth: 256,
   templateOutputBytes: 4 * 1024 * 1024,
   totalMs: 45_000,

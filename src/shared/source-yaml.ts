@@ -9,10 +9,24 @@
  * parsed again with the `yaml` library, which also produces every syntax error message. The fast
  * path exists because the library alone costs ~0.5 ms per small file, too slow for fleets of
  * thousands of sites (see bench/).
+ *
+ * Files come from git and are untrusted, so both paths bound what one document may cost: the
+ * nesting depth of its collections, and the count and size of what its aliases expand to (a
+ * "billion laughs" of nested aliases is refused after measuring it, without expanding it).
+ * Merge keys (`<<`) are merged as yaml.v3 (siteconfig-generator) merges them.
  */
 import { createRequire } from 'node:module';
 import type * as YamlModule from 'yaml';
-import type { Document, LineCounter as LineCounterType, Node as YamlNode } from 'yaml';
+import type {
+  Alias,
+  CST,
+  Document,
+  LineCounter as LineCounterType,
+  Node as YamlNode,
+  YAMLMap,
+} from 'yaml';
+import { defaultLimits } from './limits.js';
+import type { Limits } from './limits.js';
 
 /** A 1-based line and column in a source file. */
 export interface SourcePos {
@@ -47,12 +61,14 @@ export interface SourceDocument {
   readonly pos: SourcePos;
 }
 
-/** A YAML syntax error, positioned. */
+/** A YAML syntax error, or a document over one of its limits, positioned. */
 export interface YamlSyntaxIssue {
   readonly file: string;
   readonly pos: SourcePos;
   readonly code: string;
   readonly message: string;
+  /** How to fix it, where the reader knows better than "fix the YAML syntax". */
+  readonly hint?: string;
 }
 
 /** Result of parsing one file. */
@@ -69,13 +85,23 @@ export interface ParseOptions {
    * @default true
    */
   readonly locations?: boolean;
+  /**
+   * The budgets of one document: collection nesting, alias dereferences and the nodes aliases
+   * copy. A document over one of them is an error, not a value.
+   * @default defaultLimits
+   */
+  readonly limits?: ReaderLimits;
 }
+
+/** The limits the reader enforces. */
+export type ReaderLimits = Pick<Limits, 'aliases' | 'aliasedNodes' | 'nestingDepth'>;
 
 /** Parses every document of a YAML file. */
 export function parseYamlFile(file: string, text: string, options: ParseOptions = {}): ParsedFile {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const fast = fastParse(file, body, options.locations ?? true);
-  return fast ?? libraryParse(file, body);
+  const limits = options.limits ?? defaultLimits;
+  const fast = fastParse(file, body, options.locations ?? true, limits);
+  return fast ?? libraryParse(file, body, limits);
 }
 
 /** Position of a direct child (`key` of a map or index of a sequence), if recorded. */
@@ -122,6 +148,48 @@ export function locate(
 function setRaw(container: object, key: string | number, raw: string): void {
   const located = container as Located;
   (located[RAW_TEXT] ??= new Map()).set(key, raw);
+}
+
+/** A document that cannot be read: it breaks a rule or a limit. Both paths report it alike. */
+class YamlInputError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly pos: SourcePos,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** How to raise a limit, as the edges spell it (`--limit NAME=VALUE`, `SITEFORGE_LIMIT_NAME`). */
+function limitHint(limit: keyof ReaderLimits): string {
+  const flag = limit.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  const env = `SITEFORGE_LIMIT_${flag.replace(/-/g, '_').toUpperCase()}`;
+  return `raise it with --limit ${flag}=N or ${env}=N (in Argo CD: in the environment of the siteforge sidecar)`;
+}
+
+function tooDeep(limits: ReaderLimits, pos: SourcePos): YamlInputError {
+  return new YamlInputError(
+    'LIMIT_NESTING_DEPTH',
+    `collections nest more than ${String(limits.nestingDepth)} deep (the nestingDepth limit)`,
+    pos,
+    limitHint('nestingDepth'),
+  );
+}
+
+/** Trailing spaces and tabs: the only white space YAML trims (String#trim also eats NBSP, ...). */
+function trimEndWhite(text: string): string {
+  let end = text.length;
+  for (let c = text.charCodeAt(end - 1); c === 32 || c === 9; c = text.charCodeAt(end - 1)) end--;
+  return end === text.length ? text : text.slice(0, end);
+}
+
+/** The index of the first character after leading spaces and tabs. */
+function skipWhite(text: string, from = 0): number {
+  let k = from;
+  for (let c = text.charCodeAt(k); c === 32 || c === 9; c = text.charCodeAt(k)) k++;
+  return k;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -205,10 +273,13 @@ class FastParser {
   private readonly empty: Uint8Array;
   private i = 0;
   private end = 0;
+  /** Collections open around the current line. */
+  private depth = 0;
 
   constructor(
     text: string,
     private readonly located: boolean,
+    private readonly limits: ReaderLimits,
   ) {
     this.lines = text.split('\n');
     this.indent = new Int32Array(this.lines.length);
@@ -225,8 +296,9 @@ class FastParser {
     }
   }
 
-  parseDocuments(file: string): SourceDocument[] {
+  parseDocuments(file: string): ParsedFile {
     const documents: SourceDocument[] = [];
+    const errors: YamlSyntaxIssue[] = [];
     let start = 0;
     let explicitStart = false;
     const flush = (stop: number): void => {
@@ -246,7 +318,16 @@ class FastParser {
         return;
       }
       const pos = { line: first + 1, column: this.indent[first]! + 1 };
-      const value = this.parseNode(-1).value;
+      this.depth = 0;
+      let value: unknown;
+      try {
+        value = this.parseNode(-1).value;
+      } catch (err) {
+        if (!(err instanceof YamlInputError)) throw err;
+        // As on the library path: the document is left out, the others are read.
+        errors.push({ file, pos: err.pos, code: err.code, message: err.message, hint: err.hint });
+        return;
+      }
       if (this.nextContent() >= 0) throw new OutOfSubset();
       documents.push({ file, index: documents.length, value, pos });
     };
@@ -254,14 +335,21 @@ class FastParser {
       const line = this.lines[n]!;
       if (line.startsWith('%') || line.startsWith('...')) throw new OutOfSubset();
       if (line.startsWith('---')) {
-        if (!/^---[ \t]*(?:#.*)?$/.test(line)) throw new OutOfSubset();
+        if (!/^---(?:[ \t]+(?:#.*)?)?$/.test(line)) throw new OutOfSubset();
         flush(n);
         start = n + 1;
         explicitStart = true;
       }
     }
     flush(this.lines.length);
-    return documents;
+    return { documents, errors };
+  }
+
+  /** Opens a collection whose first entry is on line `n`; refused past the nesting limit. */
+  private enter(n: number): void {
+    if (++this.depth > this.limits.nestingDepth) {
+      throw tooDeep(this.limits, { line: n + 1, column: this.indent[n]! + 1 });
+    }
   }
 
   /** Index of the next line with content (not blank, not a comment), or -1. */
@@ -295,6 +383,7 @@ class FastParser {
     const map: Record<string, unknown> = {};
     const locs = this.located ? new Map<string, NodeLoc>() : undefined;
     if (locs) (map as Located)[LOCATIONS] = locs;
+    this.enter(this.nextContent());
     for (;;) {
       const n = this.nextContent();
       if (n < 0 || this.indent[n]! < indent) break;
@@ -332,6 +421,7 @@ class FastParser {
         locs.set(key, { key: keyPos, value: valuePos ?? keyPos });
       }
     }
+    this.depth--;
     return map;
   }
 
@@ -339,6 +429,7 @@ class FastParser {
     const seq: unknown[] = [];
     const locs = this.located ? new Map<number, NodeLoc>() : undefined;
     if (locs) (seq as Located)[LOCATIONS] = locs;
+    this.enter(this.nextContent());
     for (;;) {
       const n = this.nextContent();
       if (n < 0 || this.indent[n]! < indent) break;
@@ -370,6 +461,7 @@ class FastParser {
       seq.push(scalar.value);
       if (scalar.raw !== undefined) setRaw(seq, index, scalar.raw);
     }
+    this.depth--;
     return seq;
   }
 
@@ -383,7 +475,8 @@ class FastParser {
     if (first === '|' || first === '>') return this.parseBlockScalar(n, text, parent);
     if (first === '"' || first === "'") {
       const quoted = parseQuoted(text);
-      if (!quoted || !isEmptyValue(text.slice(quoted.length))) throw new OutOfSubset();
+      // Only white space or a comment may follow, and a comment only after white space.
+      if (!quoted || !isEmptyRest(text, quoted.length)) throw new OutOfSubset();
       result = { value: quoted.value };
     } else if (first === '[' || first === '{') {
       const body = stripComment(text);
@@ -395,7 +488,7 @@ class FastParser {
       if (
         first === undefined ||
         INDICATORS.has(first) ||
-        (first === '-' && /^-(?:\s|$)/.test(plain))
+        (first === '-' && /^-(?:[ \t]|$)/.test(plain))
       ) {
         throw new OutOfSubset();
       }
@@ -412,7 +505,7 @@ class FastParser {
   }
 
   private parseBlockScalar(n: number, header: string, parent: number): Scalar {
-    const match = /^([|>])([-+]?)[ \t]*(?:#.*)?$/.exec(header);
+    const match = /^([|>])([-+]?)(?:[ \t]+(?:#.*)?)?$/.exec(header);
     if (!match) throw new OutOfSubset();
     const folded = match[1] === '>';
     const chomp = match[2];
@@ -422,7 +515,8 @@ class FastParser {
     let m = n + 1;
     for (; m < this.end; m++) {
       const line = this.lines[m]!;
-      const blank = line.trim() === '';
+      // Spaces only (a tab after the indentation already left the fast path).
+      const blank = this.indent[m] === line.length;
       if (contentIndent < 0) {
         if (blank) {
           if (line.length > 0) throw new OutOfSubset(); // spaces-only leading lines: library rules
@@ -472,16 +566,23 @@ function isSeqItem(text: string): boolean {
   return text === '-' || text.startsWith('- ') || text.startsWith('-\t');
 }
 
-/** True for the empty rest of a line, or one that holds only a comment. */
+/** True for the empty rest of a line after an indicator, or one that holds only a comment. */
 function isEmptyValue(rest: string): boolean {
-  const trimmed = rest.trimStart();
-  return trimmed === '' || trimmed.startsWith('#');
+  const k = skipWhite(rest);
+  return k === rest.length || rest.charCodeAt(k) === 35;
+}
+
+/** True when `text` ends at `from`, or goes on with white space and maybe a comment. */
+function isEmptyRest(text: string, from: number): boolean {
+  if (from === text.length) return true;
+  const c = text.charCodeAt(from);
+  return (c === 32 || c === 9) && isEmptyValue(text.slice(from));
 }
 
 /** Removes a trailing ` # comment` from a plain scalar and trims it. */
 function stripComment(text: string): string {
   const hash = text.search(/[ \t]#/);
-  return (hash < 0 ? text : text.slice(0, hash)).trimEnd();
+  return trimEndWhite(hash < 0 ? text : text.slice(0, hash));
 }
 
 /** Splits `key: rest` (plain or quoted key); undefined when the line is not a map entry. */
@@ -494,7 +595,7 @@ function splitKey(text: string): { key: string; valueOffset: number } | undefine
     if (after !== undefined && after !== ' ') return undefined;
     return { key: quoted.value, valueOffset: quoted.length + 1 };
   }
-  if (first === undefined || INDICATORS.has(first) || (first === '-' && /^-(?:\s|$)/.test(text)))
+  if (first === undefined || INDICATORS.has(first) || (first === '-' && /^-(?:[ \t]|$)/.test(text)))
     return undefined;
   let colon = text.indexOf(':');
   while (colon >= 0) {
@@ -503,7 +604,7 @@ function splitKey(text: string): { key: string; valueOffset: number } | undefine
     colon = text.indexOf(':', colon + 1);
   }
   if (colon < 0) return undefined;
-  const key = text.slice(0, colon).trimEnd();
+  const key = trimEndWhite(text.slice(0, colon));
   if (/[ \t]#/.test(key) || key.includes('\t')) return undefined;
   if (typeof resolvePlain(key) !== 'string') throw new OutOfSubset();
   return { key, valueOffset: colon + 1 };
@@ -539,10 +640,15 @@ function parseQuoted(text: string): { value: string; length: number } | undefine
   return undefined;
 }
 
-function fastParse(file: string, text: string, located: boolean): ParsedFile | undefined {
+function fastParse(
+  file: string,
+  text: string,
+  located: boolean,
+  limits: ReaderLimits,
+): ParsedFile | undefined {
   if (text.includes('\r')) return undefined;
   try {
-    return { documents: new FastParser(text, located).parseDocuments(file), errors: [] };
+    return new FastParser(text, located, limits).parseDocuments(file);
   } catch (err) {
     if (err instanceof OutOfSubset) return undefined;
     throw err;
@@ -561,17 +667,32 @@ function library(): YamlLibrary {
   return yamlLibrary;
 }
 
-function libraryParse(file: string, text: string): ParsedFile {
-  const { LineCounter, parseAllDocuments } = library();
+function libraryParse(file: string, text: string, limits: ReaderLimits): ParsedFile {
+  const { Composer, Lexer, LineCounter, Parser } = library();
   const lineCounter: LineCounterType = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false });
-  const list: Document.Parsed[] = Array.isArray(docs) ? docs : [];
   const errors: YamlSyntaxIssue[] = [];
   const documents: SourceDocument[] = [];
   const toPos = (offset: number): SourcePos => {
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
   };
+  // What parseAllDocuments does, one lexeme at a time, watching the parser's stack of open
+  // collections: at the first collection nested past the limit, reading stops. The composer
+  // (which recurses) never sees such a document, and the parser does not go on through the
+  // rest of a file that may be megabytes of brackets.
+  const parser = new Parser(lineCounter.addNewLine);
+  lineCounter.addNewLine(0);
+  const tokens: CST.Token[] = [];
+  let tooDeepOffset: number | undefined;
+  for (const lexeme of new Lexer().lex(text)) {
+    for (const token of parser.next(lexeme)) tokens.push(token);
+    if (parser.stack.length > limits.nestingDepth + 1) {
+      tooDeepOffset = tooDeepAt(parser.stack, limits.nestingDepth);
+      if (tooDeepOffset !== undefined) break;
+    }
+  }
+  if (tooDeepOffset === undefined) for (const token of parser.end()) tokens.push(token);
+  const list: Document.Parsed[] = Array.from(new Composer().compose(tokens));
   for (const doc of list) {
     for (const error of doc.errors) {
       errors.push({
@@ -585,89 +706,252 @@ function libraryParse(file: string, text: string): ParsedFile {
     const contents = doc.contents;
     const pos = contents?.range ? toPos(contents.range[0]) : { line: 1, column: 1 };
     try {
-      const value = contents ? convert(contents, doc, toPos, new Set()) : null;
+      let value: unknown = null;
+      if (contents) {
+        const converter = new Converter(toPos, limits);
+        converter.measure(contents, 0);
+        value = converter.convert(contents);
+      }
       documents.push({ file, index: documents.length, value, pos });
     } catch (err) {
-      if (!(err instanceof UnsupportedYaml)) throw err;
-      errors.push({ file, pos: err.pos, code: 'YAML_UNSUPPORTED', message: err.message });
+      if (!(err instanceof YamlInputError)) throw err;
+      errors.push({ file, pos: err.pos, code: err.code, message: err.message, hint: err.hint });
     }
+  }
+  if (tooDeepOffset !== undefined) {
+    // The documents before it are read; the rest of the file is not.
+    const { code, message, pos, hint } = tooDeep(limits, toPos(tooDeepOffset));
+    errors.push({ file, pos, code, message, hint });
   }
   return { documents, errors };
 }
 
-class UnsupportedYaml extends Error {
+/**
+ * Offset of the collection nested past `limit` in the parser's stack (the document, then one
+ * entry per open collection, and whatever scalar is being read), if there is one.
+ */
+function tooDeepAt(stack: readonly CST.Token[], limit: number): number | undefined {
+  let depth = 0;
+  for (const token of stack) {
+    if (
+      token.type !== 'block-map' &&
+      token.type !== 'block-seq' &&
+      token.type !== 'flow-collection'
+    )
+      continue;
+    if (++depth > limit) return token.offset;
+  }
+  return undefined;
+}
+
+/** What a node becomes once its aliases are expanded. */
+interface Extent {
+  /** Alias dereferences, counting those inside what the aliases copy. */
+  readonly derefs: number;
+  /** Nodes (scalars, collections, map keys). */
+  readonly nodes: number;
+  /** Collections on the longest path down (0 for a scalar). */
+  readonly height: number;
+}
+
+const SCALAR_EXTENT: Extent = { derefs: 0, nodes: 1, height: 0 };
+
+/**
+ * Turns one document of the library into plain values with positions. `measure` first walks
+ * the document as written, once, resolving every alias and adding up what expanding it would
+ * cost from the memoized extents of the anchored nodes; only a document within its limits is
+ * then expanded by `convert`. So a billion laughs costs a walk over its few hundred bytes.
+ */
+class Converter {
+  /** Anchors defined so far in document order: an alias refers to the last one before it. */
+  private readonly anchors = new Map<string, YamlNode>();
+  private readonly targets = new Map<Alias, YamlNode>();
+  /** Extents of the anchored nodes walked so far. */
+  private readonly extents = new Map<YamlNode, Extent>();
+  /** Anchored nodes being walked: an alias to one of them would contain itself. */
+  private readonly open = new Set<YamlNode>();
+  private derefs = 0;
+  private aliasedNodes = 0;
+
   constructor(
-    message: string,
-    readonly pos: SourcePos,
-  ) {
-    super(message);
-  }
-}
+    private readonly toPos: (offset: number) => SourcePos,
+    private readonly limits: ReaderLimits,
+  ) {}
 
-function nodePos(
-  node: YamlNode | null | undefined,
-  toPos: (offset: number) => SourcePos,
-): SourcePos {
-  return node?.range ? toPos(node.range[0]) : { line: 1, column: 1 };
-}
+  /** Walks `node` as written, `depth` collections down; throws at the first limit it breaks. */
+  measure(node: YamlNode | null, depth: number): Extent {
+    if (node === null) return SCALAR_EXTENT;
+    const { isAlias, isMap, isScalar, isSeq } = library();
+    if (isAlias(node)) return this.measureAlias(node, depth);
+    if (node.anchor !== undefined) {
+      this.anchors.set(node.anchor, node);
+      this.open.add(node);
+    }
+    let extent = SCALAR_EXTENT;
+    if (isMap(node) || isSeq(node)) {
+      if (depth + 1 > this.limits.nestingDepth) throw tooDeep(this.limits, this.pos(node));
+      let derefs = 0;
+      let nodes = 1;
+      let height = 0;
+      const add = (child: YamlNode | null): void => {
+        const inner = this.measure(child, depth + 1);
+        derefs += inner.derefs;
+        nodes += inner.nodes;
+        height = Math.max(height, inner.height);
+      };
+      for (const item of node.items as unknown[]) {
+        if (isMap(node)) {
+          const pair = item as { key: unknown; value: unknown };
+          add(pair.key as YamlNode | null);
+          add(pair.value as YamlNode | null);
+        } else add(item as YamlNode | null);
+      }
+      extent = { derefs, nodes, height: height + 1 };
+    } else if (!isScalar(node)) {
+      throw new YamlInputError('YAML_UNSUPPORTED', 'unsupported YAML node', this.pos(node));
+    }
+    if (node.anchor !== undefined) {
+      this.open.delete(node);
+      this.extents.set(node, extent);
+    }
+    return extent;
+  }
 
-function convert(
-  node: YamlNode,
-  doc: Document.Parsed,
-  toPos: (offset: number) => SourcePos,
-  resolving: Set<YamlNode>,
-): unknown {
-  const { isAlias, isMap, isPair, isScalar, isSeq } = library();
-  if (isAlias(node)) {
-    const target = node.resolve(doc);
-    if (!target || resolving.has(target)) {
-      throw new UnsupportedYaml(`alias *${node.source} cannot be resolved`, nodePos(node, toPos));
+  private measureAlias(alias: Alias, depth: number): Extent {
+    const pos = this.pos(alias);
+    const target = this.anchors.get(alias.source);
+    if (target === undefined || this.open.has(target)) {
+      throw new YamlInputError(
+        'YAML_BAD_ALIAS',
+        target === undefined
+          ? `alias *${alias.source} refers to no anchor &${alias.source} before it`
+          : `alias *${alias.source} refers to a collection that contains it`,
+        pos,
+      );
     }
-    resolving.add(target);
-    const value = convert(target, doc, toPos, resolving);
-    resolving.delete(target);
-    return value;
-  }
-  if (isScalar(node)) return node.value;
-  if (isSeq(node)) {
-    const seq: unknown[] = [];
-    const locs: LocTable = new Map();
-    (seq as Located)[LOCATIONS] = locs;
-    for (const item of node.items) {
-      const child = item as YamlNode | null;
-      locs.set(seq.length, { value: nodePos(child, toPos) });
-      const raw = rawOf(child);
-      if (raw !== undefined) setRaw(seq, seq.length, raw);
-      seq.push(child ? convert(child, doc, toPos, resolving) : null);
+    this.targets.set(alias, target);
+    const extent = this.extents.get(target)!;
+    this.derefs += 1 + extent.derefs;
+    if (this.derefs > this.limits.aliases) {
+      throw new YamlInputError(
+        'LIMIT_ALIASES',
+        `aliases expand to more than ${String(this.limits.aliases)} alias dereferences in this document (the aliases limit); an alias bomb?`,
+        pos,
+        limitHint('aliases'),
+      );
     }
-    return seq;
+    this.aliasedNodes += extent.nodes;
+    if (this.aliasedNodes > this.limits.aliasedNodes) {
+      throw new YamlInputError(
+        'LIMIT_ALIASED_NODES',
+        `aliases copy more than ${String(this.limits.aliasedNodes)} nodes into this document (the aliasedNodes limit)`,
+        pos,
+        limitHint('aliasedNodes'),
+      );
+    }
+    if (depth + extent.height > this.limits.nestingDepth) throw tooDeep(this.limits, pos);
+    return { derefs: 1 + extent.derefs, nodes: extent.nodes, height: extent.height };
   }
-  if (isMap(node)) {
+
+  /** Expands a measured node into plain values. */
+  convert(node: YamlNode): unknown {
+    const { isAlias, isMap, isScalar, isSeq } = library();
+    if (isAlias(node)) return this.convert(this.targets.get(node)!);
+    if (isScalar(node)) return node.value;
+    if (isSeq(node)) {
+      const seq: unknown[] = [];
+      const locs: LocTable = new Map();
+      (seq as Located)[LOCATIONS] = locs;
+      for (const item of node.items) {
+        const child = item as YamlNode | null;
+        locs.set(seq.length, { value: this.pos(child) });
+        const raw = rawOf(child);
+        if (raw !== undefined) setRaw(seq, seq.length, raw);
+        seq.push(child ? this.convert(child) : null);
+      }
+      return seq;
+    }
+    if (isMap(node)) return this.convertMap(node);
+    throw new YamlInputError('YAML_UNSUPPORTED', 'unsupported YAML node', this.pos(node));
+  }
+
+  private convertMap(node: YAMLMap): Record<string, unknown> {
+    const { isScalar } = library();
     const map: Record<string, unknown> = {};
     const locs: LocTable = new Map();
     (map as Located)[LOCATIONS] = locs;
+    /** Keys that came from a merge: an explicit key replaces them, wherever it is written. */
+    let merged: Set<string> | undefined;
     for (const pair of node.items) {
-      if (!isPair(pair)) continue;
       const keyNode = pair.key as YamlNode | null;
+      const valueNode = pair.value as YamlNode | null;
       if (keyNode && !isScalar(keyNode)) {
-        throw new UnsupportedYaml('only scalar map keys are supported', nodePos(keyNode, toPos));
+        throw new YamlInputError(
+          'YAML_UNSUPPORTED',
+          'only scalar map keys are supported',
+          this.pos(keyNode),
+        );
+      }
+      if (isScalar(keyNode) && keyNode.value === '<<' && keyNode.type === 'PLAIN') {
+        merged ??= new Set();
+        this.merge(map, merged, keyNode, valueNode);
+        continue;
       }
       const key = keyNode && isScalar(keyNode) ? scalarKey(keyNode.value) : '';
-      const valueNode = pair.value as YamlNode | null;
-      const keyPos = nodePos(keyNode, toPos);
-      Object.defineProperty(map, key, {
-        value: valueNode ? convert(valueNode, doc, toPos, resolving) : null,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-      locs.set(key, { key: keyPos, value: valueNode?.range ? nodePos(valueNode, toPos) : keyPos });
+      const keyPos = this.pos(keyNode);
+      define(map, key, valueNode ? this.convert(valueNode) : null);
+      locs.set(key, { key: keyPos, value: valueNode?.range ? this.pos(valueNode) : keyPos });
       const raw = rawOf(valueNode);
       if (raw !== undefined) setRaw(map, key, raw);
+      else if (merged?.delete(key)) (map as Located)[RAW_TEXT]?.delete(key);
     }
     return map;
   }
-  throw new UnsupportedYaml('unsupported YAML node', nodePos(node, toPos));
+
+  /**
+   * Merges `<<: source` into `map` as yaml.v3 does: the source is a map, an alias of one, or a
+   * list of those; a key already in `map` stays, so explicit keys win, and an earlier source in
+   * the list wins over a later one.
+   */
+  private merge(
+    map: Record<string, unknown>,
+    merged: Set<string>,
+    keyNode: YamlNode,
+    valueNode: YamlNode | null,
+  ): void {
+    const { isAlias, isMap, isSeq } = library();
+    const sources = isSeq(valueNode) ? (valueNode.items as (YamlNode | null)[]) : [valueNode];
+    for (const source of sources) {
+      const resolved = isAlias(source) ? this.targets.get(source) : source;
+      if (!isMap(resolved)) {
+        throw new YamlInputError(
+          'YAML_BAD_MERGE',
+          'a merge key << takes a map, an alias of a map, or a list of those',
+          this.pos(source ?? keyNode),
+        );
+      }
+      const from = this.convert(resolved) as Record<string, unknown> & Located;
+      const locs = (map as Located)[LOCATIONS]!;
+      for (const key of Object.keys(from)) {
+        if (Object.hasOwn(map, key)) continue;
+        define(map, key, from[key]);
+        merged.add(key);
+        const loc = from[LOCATIONS]?.get(key);
+        if (loc) locs.set(key, loc);
+        const raw = from[RAW_TEXT]?.get(key);
+        if (raw !== undefined) setRaw(map, key, raw);
+      }
+    }
+  }
+
+  private pos(node: YamlNode | null | undefined): SourcePos {
+    return node?.range ? this.toPos(node.range[0]) : { line: 1, column: 1 };
+  }
+}
+
+/** Sets an own, plain property, even one named `__proto__`. */
+function define(map: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** A map key as a string, as the library's toJS() writes keys. */

@@ -242,7 +242,7 @@ export function loadSiteConfigs(
         severity: 'error',
         code: error.code,
         message: error.message,
-        hint: 'fix the YAML syntax at this position',
+        hint: error.hint ?? 'fix the YAML syntax at this position',
         file: file.path,
         line: error.pos.line,
         column: error.pos.column,

@@ -48,7 +48,25 @@ const WORDS = [
   '-1',
   '.5',
   'key:',
+  // White space to String#trim and \s, not to YAML: kept in values, keys and block scalars.
+  'compact-1\u00a0',
+  '09\u00a0',
+  '\u3000lead',
+  'mid\u2003dle',
+  '\ufeffbom',
+  'tail\u200a',
+  '\u2000',
+  'x\u00a0#y',
+  'k:\u00a0v',
+  '1\u202f',
 ];
+
+/** Endings for keys, so that keys too carry the Unicode spaces. */
+const KEY_ENDS = ['', '', '', '\u00a0', '\u3000', '\u2009', '\ufeff'];
+
+function pick<T>(next: () => number, list: readonly T[]): T {
+  return list[Math.floor(next() * list.length)]!;
+}
 
 function randomValue(next: () => number, depth: number): unknown {
   const r = next();
@@ -64,21 +82,34 @@ function randomValue(next: () => number, depth: number): unknown {
     return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1));
   const obj: Record<string, unknown> = {};
   for (let i = Math.floor(next() * 5); i > 0; i--)
-    obj[`${WORDS[Math.floor(next() * 6)]!.replace(/[^a-z0-9]/g, '')}k${String(i)}`] = randomValue(
-      next,
-      depth + 1,
-    );
+    obj[
+      `${WORDS[Math.floor(next() * 6)]!.replace(/[^a-z0-9]/g, '')}k${String(i)}${pick(next, KEY_ENDS)}`
+    ] = randomValue(next, depth + 1);
   return obj;
 }
 
-/** Writes block YAML by hand with varying indentation, indentless sequences and comments. */
-function handWritten(value: unknown, next: () => number, indent: number, step: number): string {
+/**
+ * Writes block YAML by hand with varying indentation, indentless sequences and comments. When
+ * `wild`, some of what it writes is not YAML (a string written plain that cannot be, a comment
+ * glued to a scalar): the reader must then refuse it as the library does.
+ */
+function handWritten(
+  value: unknown,
+  next: () => number,
+  indent: number,
+  step: number,
+  wild = true,
+): string {
   const pad = ' '.repeat(indent);
-  const comment = (): string => (next() < 0.2 ? ' # note' : '');
+  const comment = (afterScalar = false): string => {
+    const r = next();
+    return r < 0.15 ? ' # note' : r < 0.25 && wild && afterScalar ? '# glued' : '';
+  };
   const scalar = (v: unknown): string => {
     if (typeof v !== 'string') return String(v);
     const style = next();
-    if (style < 0.3 && /^[a-z][a-z0-9.]*$/.test(v) && !['true', 'no', 'null'].includes(v)) return v;
+    if (style < 0.3 && (wild ? !/[\n\t]/.test(v) && !v.startsWith(' ') : /^[a-z]+$/.test(v)))
+      return v;
     if (style < 0.6 && !v.includes('\n') && !v.includes('\t')) return `'${v.replace(/'/g, "''")}'`;
     return JSON.stringify(v);
   };
@@ -92,9 +123,9 @@ function handWritten(value: unknown, next: () => number, indent: number, step: n
           !(Array.isArray(item) && item.length === 0) &&
           Object.keys(item as object).length > 0
         ) {
-          return `${pad}-${comment()}\n${handWritten(item, next, indent + step, step)}`;
+          return `${pad}-${comment()}\n${handWritten(item, next, indent + step, step, wild)}`;
         }
-        return `${pad}- ${item !== null && typeof item === 'object' ? (Array.isArray(item) ? '[]' : '{}') : scalar(item)}${comment()}\n`;
+        return `${pad}- ${item !== null && typeof item === 'object' ? (Array.isArray(item) ? '[]' : '{}') : scalar(item)}${comment(true)}\n`;
       })
       .join('');
   }
@@ -105,11 +136,11 @@ function handWritten(value: unknown, next: () => number, indent: number, step: n
       .map(([k, v]) => {
         if (v !== null && typeof v === 'object' && Object.keys(v as object).length > 0) {
           const indentless = Array.isArray(v) && next() < 0.5;
-          return `${pad}${k}:${comment()}\n${handWritten(v, next, indentless ? indent : indent + step, step)}`;
+          return `${pad}${k}:${comment()}\n${handWritten(v, next, indentless ? indent : indent + step, step, wild)}`;
         }
         const text =
           v !== null && typeof v === 'object' ? (Array.isArray(v) ? '[]' : '{}') : scalar(v);
-        return `${pad}${k}: ${text}${comment()}\n`;
+        return `${pad}${k}: ${text}${comment(true)}\n`;
       })
       .join('');
   }
@@ -123,6 +154,71 @@ function plain(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Maps that share keys, anchored, and maps that merge them with `<<: *a` or `<<: [*a, *b]`
+ * (or a map written in place) before, between or after their own keys.
+ */
+function mergeDocument(next: () => number): string {
+  const keys = ['role', 'name', 'bootMode', 'k\u00a0', 'labels'];
+  const randomMap = (): Record<string, unknown> => {
+    const map: Record<string, unknown> = {};
+    for (let i = 1 + Math.floor(next() * 3); i > 0; i--)
+      map[pick(next, keys)] = randomValue(next, 3);
+    return map;
+  };
+  const anchors = 1 + Math.floor(next() * 3);
+  let text = '';
+  for (let a = 0; a < anchors; a++)
+    text += `base${String(a)}: &b${String(a)}\n${handWritten(randomMap(), next, 2, 2, false)}`;
+  text += 'objects:\n';
+  for (let o = Math.floor(next() * 4); o >= 0; o--) {
+    const sources = Array.from({ length: 1 + Math.floor(next() * 3) }, () =>
+      next() < 0.8 ? `*b${String(Math.floor(next() * anchors))}` : '{name: inline, k: 1}',
+    );
+    const merge =
+      sources.length === 1 && next() < 0.5
+        ? `<<: ${sources[0]!}\n`
+        : `<<: [${sources.join(', ')}]\n`;
+    // Each own key with the lines of its value, and the merge key between two of them.
+    const entries = Object.entries(randomMap()).map(([k, v]) =>
+      handWritten({ [k]: v }, next, 0, 2, false),
+    );
+    entries.splice(Math.floor(next() * (entries.length + 1)), 0, merge);
+    const lines = entries.join('').split(/(?<=\n)/);
+    text += lines.map((line, i) => `${i === 0 ? '  - ' : '    '}${line}`).join('');
+  }
+  return text;
+}
+
+/**
+ * What the yaml library makes of `text`: the values, or undefined when it refuses the text
+ * (a syntax error, or a merge of something that is not a map, which it throws in toJS()).
+ */
+function libraryRead(text: string, merge: boolean): unknown[] | undefined {
+  const docs = parseAllDocuments(text, { merge });
+  if (docs.some((d) => d.errors.length > 0)) return undefined;
+  try {
+    return docs.map((d) => d.toJS() as unknown);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Asserts that both readers refuse `text`, or that both read the same values from it. */
+function expectAgreement(text: string, merge: boolean, locations: boolean, context: string): void {
+  const expected = libraryRead(text, merge);
+  const parsed = parseYamlFile('random.yaml', text, { locations });
+  if (expected === undefined) {
+    expect(parsed.errors, `refused by the library: ${context}`).not.toEqual([]);
+    return;
+  }
+  expect(parsed.errors, context).toEqual([]);
+  expect(
+    parsed.documents.map((d) => plain(d.value)),
+    context,
+  ).toEqual(expected);
+}
+
 describe('parseYamlFile on random documents', () => {
   it('agrees with the yaml library on 400 random block documents in three writing styles', () => {
     for (let seed = 1; seed <= 400; seed++) {
@@ -133,15 +229,19 @@ describe('parseYamlFile on random documents', () => {
         stringify(value),
         handWritten(value, next, 0, next() < 0.5 ? 2 : 4),
       ];
-      for (const text of texts) {
-        const expected = parseAllDocuments(text).map((d) => d.toJS() as unknown);
-        const parsed = parseYamlFile('random.yaml', text, { locations: seed % 2 === 0 });
-        expect(parsed.errors, `seed ${String(seed)}\n${text}`).toEqual([]);
-        expect(
-          parsed.documents.map((d) => plain(d.value)),
-          `seed ${String(seed)}\n${text}`,
-        ).toEqual(expected);
+      for (const [style, text] of texts.entries()) {
+        const context = `seed ${String(seed)}\n${text}`;
+        // The emitters write YAML; only the hand-writer may write what must be refused.
+        if (style < 2) expect(libraryRead(text, false), context).toBeDefined();
+        expectAgreement(text, false, seed % 2 === 0, context);
       }
+    }
+  });
+
+  it('merges merge keys as the yaml library does with merge keys on, in 300 random documents', () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const text = mergeDocument(rng(seed));
+      expectAgreement(text, true, seed % 2 === 0, `seed ${String(seed)}\n${text}`);
     }
   });
 });

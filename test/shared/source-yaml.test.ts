@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { hasLocations, locate, parseYamlFile, rawText } from '../../src/shared/source-yaml.js';
 
-/** What the reference library makes of the same text. */
+/** What the reference library makes of the same text (merge keys merged, as in yaml.v3). */
 function reference(text: string): unknown[] {
-  return parseAllDocuments(text).map((doc) => doc.toJS() as unknown);
+  return parseAllDocuments(text, { merge: true }).map((doc) => doc.toJS() as unknown);
 }
 
 /** A deep copy without the symbol-keyed location tables. */
@@ -118,5 +118,142 @@ describe('parseYamlFile', () => {
     const parsed = parseYamlFile('dup.yaml', 'a: 1\na: 2\n');
     expect(parsed.errors.map((e) => e.code)).toContain('YAML_DUPLICATE_KEY');
     expect(parsed.errors[0]!.pos).toEqual({ line: 2, column: 1 });
+  });
+});
+
+/** Characters that String#trim and `\s` take for white space and YAML does not. */
+const unicodeSpaces = [
+  '\u00a0',
+  '\u1680',
+  '\u2000',
+  '\u2005',
+  '\u200a',
+  '\u202f',
+  '\u205f',
+  '\u3000',
+  '\ufeff',
+];
+
+describe('parseYamlFile keeps what YAML keeps', () => {
+  const hex = (c: string): string => c.charCodeAt(0).toString(16);
+
+  it('keeps Unicode spaces at the end of a value, with LF and with CRLF line ends', () => {
+    for (const c of unicodeSpaces) {
+      const text = `clusterName: compact-1${c}\nport: 09${c}\n`;
+      const expected = { clusterName: `compact-1${c}`, port: `09${c}` };
+      for (const variant of [text, text.replace(/\n/g, '\r\n')]) {
+        const [doc] = parseYamlFile('site.yaml', variant).documents;
+        expect(plain(doc!.value), `U+${hex(c)}`).toEqual(expected);
+      }
+      expect(reference(text)).toEqual([expected]);
+    }
+  });
+
+  it('keeps Unicode spaces at the end of keys and in block scalars', () => {
+    for (const c of unicodeSpaces) {
+      const text = `key${c}: v\nlit: |\n  x${c}\n  ${c}\n`;
+      expect(plain(parseYamlFile('f.yaml', text).documents[0]!.value), `U+${hex(c)}`).toEqual({
+        [`key${c}`]: 'v',
+        lit: `x${c}\n${c}\n`,
+      });
+      expect(reference(text)).toEqual([{ [`key${c}`]: 'v', lit: `x${c}\n${c}\n` }]);
+    }
+  });
+
+  it('refuses a Unicode space less indented than its block scalar, as text outside it', () => {
+    for (const c of unicodeSpaces) {
+      const parsed = parseYamlFile('f.yaml', `lit: |\n  x\n ${c}\nb: 1\n`);
+      expect(parsed.errors, `U+${hex(c)}`).toMatchObject([
+        { code: 'YAML_BAD_INDENT', pos: { line: 3, column: 1 } },
+        { code: 'YAML_MISSING_CHAR' },
+      ]);
+    }
+  });
+
+  it('refuses a comment glued to a quoted scalar or to a block scalar header', () => {
+    const glued: [string, number][] = [
+      ['a: "x"# c\n', 7],
+      ["a: 'x'# c\n", 7],
+      ['- "x"#c\n', 6],
+      ['a: |#c\n  x\n', 5],
+      ['a: >-#c\n  x\n', 6],
+    ];
+    for (const [text, column] of glued) {
+      const parsed = parseYamlFile('f.yaml', text);
+      expect(parsed.documents, text).toEqual([]);
+      expect(parsed.errors, text).toMatchObject([
+        { code: 'YAML_MISSING_CHAR', pos: { line: 1, column } },
+      ]);
+    }
+  });
+});
+
+describe('parseYamlFile merges merge keys as yaml.v3 does', () => {
+  const nodes = [
+    'defaults: &defaults',
+    '  role: worker',
+    '  bootMode: UEFI',
+    '  rootDevice: /dev/sda',
+    'secure: &secure',
+    '  bootMode: UEFISecureBoot',
+    '  ironicInspect: disabled',
+    'nodes:',
+    '  - hostName: n1',
+    '    <<: *defaults',
+    '  - <<: [*secure, *defaults]',
+    '    hostName: n2',
+    '    rootDevice: /dev/nvme0n1',
+    '',
+  ].join('\n');
+
+  it('lets explicit keys win, wherever written, then earlier sources over later ones', () => {
+    const [doc] = parseYamlFile('site.yaml', nodes).documents;
+    const value = plain(doc!.value) as { nodes: unknown[] };
+    expect(value.nodes).toEqual([
+      { hostName: 'n1', role: 'worker', bootMode: 'UEFI', rootDevice: '/dev/sda' },
+      {
+        hostName: 'n2',
+        bootMode: 'UEFISecureBoot',
+        ironicInspect: 'disabled',
+        role: 'worker',
+        rootDevice: '/dev/nvme0n1',
+      },
+    ]);
+    expect([value]).toEqual(reference(nodes));
+  });
+
+  it('points a merged key at where its value is written', () => {
+    const [doc] = parseYamlFile('site.yaml', nodes).documents;
+    expect(locate(doc!.value, doc!.pos, ['nodes', 1, 'role'])).toEqual({ line: 2, column: 9 });
+    expect(locate(doc!.value, doc!.pos, ['nodes', 1, 'rootDevice'])).toEqual({
+      line: 13,
+      column: 17,
+    });
+  });
+
+  it('merges the merges of a merged map, and a map written in place', () => {
+    const text = 'a: &a {x: 1}\nb: &b {<<: *a, y: 2}\nc:\n  <<: [{z: 3}, *b]\n  x: 0\n';
+    expect(plain(parseYamlFile('f.yaml', text).documents[0]!.value)).toEqual(reference(text)[0]);
+    expect(reference(text)[0]).toMatchObject({ c: { x: 0, y: 2, z: 3 } });
+  });
+
+  it('reads a quoted "<<" as an ordinary key', () => {
+    const text = 'a: &a {x: 1}\nb:\n  "<<": *a\n';
+    expect(plain(parseYamlFile('f.yaml', text).documents[0]!.value)).toEqual({
+      a: { x: 1 },
+      b: { '<<': { x: 1 } },
+    });
+  });
+
+  it('refuses a merge of something that is not a map', () => {
+    for (const [text, column] of [
+      ['a: &a [1]\nb:\n  <<: *a\n', 7],
+      ['b:\n  <<: [{x: 1}, 2]\n', 16],
+      ['b:\n  <<: text\n', 7],
+    ] as const) {
+      expect(parseYamlFile('f.yaml', text).errors, text).toMatchObject([
+        { code: 'YAML_BAD_MERGE', pos: { column } },
+      ]);
+    }
   });
 });
