@@ -12,5 +12,7 @@ export default async function setup(): Promise<void> {
   await ensureSushy();
   await ensureMockupWheels();
   await ensureProtocolValidator();
-  await ensureRedfishCsdl();
+  // Needs cargo: without it only the Service Validator's test file fails (it fetches the
+  // schemas again, alone, and says why), not every test run.
+  await ensureRedfishCsdl().catch(() => undefined);
 }
