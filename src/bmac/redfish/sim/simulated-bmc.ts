@@ -175,6 +175,7 @@ export interface SimulatedBmc {
 }
 
 const ROOT = '/redfish/v1';
+const SESSIONS = `${ROOT}/SessionService/Sessions`;
 
 /** Starts one simulated BMC on 127.0.0.1. */
 export async function startSimulatedBmc(options: SimulatedBmcOptions): Promise<SimulatedBmc> {
@@ -363,8 +364,7 @@ class Simulation implements SimulatedBmc {
       this.reply(res, 200, open);
       return;
     }
-    const sessionsPath = `${ROOT}/SessionService/Sessions`;
-    if (path === sessionsPath && method === 'POST' && this.personality.sessions) {
+    if (path === SESSIONS && method === 'POST' && this.personality.sessions) {
       this.login(res, raw);
       return;
     }
@@ -373,9 +373,9 @@ class Simulation implements SimulatedBmc {
       this.reply(res, 401, errorBody('Base.1.8.NoValidSession', 'no valid credentials'));
       return;
     }
-    if (path.startsWith(`${sessionsPath}/`) && method === 'DELETE' && this.personality.sessions) {
+    if (path.startsWith(`${SESSIONS}/`) && method === 'DELETE' && this.personality.sessions) {
       // Logging out ends the session: its token stops working at once.
-      const session = this.sessions.get(path.slice(sessionsPath.length + 1));
+      const session = this.sessions.get(path.slice(SESSIONS.length + 1));
       if (session === undefined) {
         this.reply(res, 404, errorBody('Base.1.8.ResourceMissingAtURI', `${path} not found`));
         return;
@@ -486,7 +486,6 @@ class Simulation implements SimulatedBmc {
 
   private get(path: string): Outcome | undefined {
     const p = this.personality;
-    const sessionsPath = `${ROOT}/SessionService/Sessions`;
     const json = (
       body: Record<string, unknown>,
       version?: number,
@@ -561,15 +560,15 @@ class Simulation implements SimulatedBmc {
               Id: 'SessionService',
               Name: 'Session Service',
               ServiceEnabled: true,
-              Sessions: { '@odata.id': sessionsPath },
+              Sessions: { '@odata.id': SESSIONS },
             })
           : undefined;
-      case sessionsPath:
+      case SESSIONS:
         return p.sessions
           ? json(
               collection(
-                sessionsPath,
-                [...this.sessions.keys()].map((id) => `${sessionsPath}/${id}`),
+                SESSIONS,
+                [...this.sessions.keys()].map((id) => `${SESSIONS}/${id}`),
               ),
               undefined,
               'GET, HEAD, POST',
@@ -578,8 +577,8 @@ class Simulation implements SimulatedBmc {
       default:
         break;
     }
-    const session = path.startsWith(`${sessionsPath}/`)
-      ? this.sessions.get(path.slice(sessionsPath.length + 1))
+    const session = path.startsWith(`${SESSIONS}/`)
+      ? this.sessions.get(path.slice(SESSIONS.length + 1))
       : undefined;
     if (p.sessions && session !== undefined)
       return json(
@@ -619,7 +618,7 @@ class Simulation implements SimulatedBmc {
       ...(p.sessions
         ? {
             SessionService: { '@odata.id': `${ROOT}/SessionService` },
-            Links: { Sessions: { '@odata.id': `${ROOT}/SessionService/Sessions` } },
+            Links: { Sessions: { '@odata.id': SESSIONS } },
           }
         : {}),
     };
@@ -1065,7 +1064,7 @@ class Simulation implements SimulatedBmc {
     const token = randomBytes(16).toString('hex');
     this.sessions.set(id, { id, token, userName: body.UserName, lastUsed: this.now() });
     this.tokens.set(token, id);
-    const uri = `${ROOT}/SessionService/Sessions/${id}`;
+    const uri = `${SESSIONS}/${id}`;
     res.setHeader('x-auth-token', token);
     res.setHeader('location', uri);
     this.reply(res, 201, {
