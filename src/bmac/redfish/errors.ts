@@ -148,3 +148,38 @@ export function parseErrorBody(body: unknown): {
     messages,
   };
 }
+
+/** What stands in BMC text where a credential or token was. */
+export const REDACTED = '<redacted>';
+
+/**
+ * Registry identifiers: vendor quirks and retry rules key on them, and they are not free text a
+ * BMC fills from the request.
+ */
+const IDENTIFIER_KEYS = new Set(['MessageId', 'code', '@odata.type']);
+
+/**
+ * A copy of `value` (a parsed BMC body, or part of one) with every occurrence of each secret
+ * in its strings replaced by {@link REDACTED}: BMCs quote request values in their messages and
+ * MessageArgs, a login's password and a session's token among them.
+ * @param secrets the credentials and tokens to hide; empty ones are ignored
+ */
+export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
+  // Longest first, so a password that contains the username is hidden whole.
+  const hidden = [...new Set(secrets.filter((s) => s !== ''))].sort((a, b) => b.length - a.length);
+  if (hidden.length === 0) return value;
+  const text = (s: string): string =>
+    hidden.reduce((t, secret) => t.split(secret).join(REDACTED), s);
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return text(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v !== 'object' || v === null) return v;
+    return Object.fromEntries(
+      Object.entries(v).map(([k, inner]) => [
+        k,
+        IDENTIFIER_KEYS.has(k) && typeof inner === 'string' ? inner : walk(inner),
+      ]),
+    );
+  };
+  return walk(value) as T;
+}

@@ -57,9 +57,14 @@ export interface MediaSlot {
   /** Where the slot was found: the System (current) or a Manager (deprecated location). */
   readonly owner: 'system' | 'manager';
   readonly mediaTypes: readonly string[];
+  /**
+   * The slot holds media: its `Inserted`, or without one an `Image` that ConnectedVia does not
+   * call NotConnected. Media may still be mounting (`connectedVia` NotConnected).
+   */
   readonly inserted: boolean;
   /** `Image`, or `undefined` when the BMC reports it empty (`null` or `""`). */
   readonly image: string | undefined;
+  /** `URI` once the image is mounted; `NotConnected` while empty, or while it mounts. */
   readonly connectedVia: string | undefined;
   /** How an image gets in: the InsertMedia action, a PATCH, or not at all (KVM-only). */
   readonly insertBy: 'action' | 'patch' | 'none';

@@ -8,7 +8,7 @@ import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../../shared/clock.js';
 import { systemClock } from '../../shared/clock.js';
-import { RedfishError, RedfishErrorCode, parseErrorBody } from './errors.js';
+import { RedfishError, RedfishErrorCode, parseErrorBody, redactSecrets } from './errors.js';
 import {
   DEFAULT_RETRY_POLICY,
   backoffDelay,
@@ -345,7 +345,10 @@ export class RedfishHttp {
       }
       const task = res.body as Task | undefined;
       if (task?.TaskState !== undefined && TASK_FAILED.has(task.TaskState)) {
-        const messages = (task.Messages ?? []).map((m) => ({ ...m, Severity: 'Critical' }));
+        const messages = this.redact(task.Messages ?? []).map((m) => ({
+          ...m,
+          Severity: 'Critical',
+        }));
         throw new RedfishError(RedfishErrorCode.TaskFailed, `task ended ${task.TaskState}`, {
           method,
           path,
@@ -355,6 +358,24 @@ export class RedfishHttp {
       }
       return res;
     }
+  }
+
+  /**
+   * Where text from the BMC (error bodies, task messages) becomes our error text: with the
+   * credentials and the session token taken out, plain, Basic-encoded and URL-encoded, as a BMC
+   * that quotes a request back would show them.
+   */
+  private redact<T>(value: T): T {
+    const { username, password } = this.options.credentials;
+    const token = this.auth.kind === 'session' ? this.auth.token : '';
+    return redactSecrets(value, [
+      username,
+      password,
+      encodeURIComponent(username),
+      encodeURIComponent(password),
+      Buffer.from(`${username}:${password}`).toString('base64'),
+      token,
+    ]);
   }
 
   /** A single HTTP exchange; HTTP errors and transport failures become RedfishErrors. */
@@ -419,7 +440,7 @@ export class RedfishHttp {
         }
       }
       if (res.statusCode >= 400) {
-        const parsed = parseErrorBody(json);
+        const parsed = parseErrorBody(this.redact(json));
         const retryAfter = header('retry-after');
         throw new RedfishError(RedfishErrorCode.Http, 'request failed', {
           method,

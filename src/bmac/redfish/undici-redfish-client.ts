@@ -176,7 +176,9 @@ export class UndiciRedfishClient implements RedfishClient {
   async ejectMedia(): Promise<void> {
     const inserted: MediaSlot[] = [];
     for (const slot of await this.getMediaSlots()) {
-      if (slot.inserted && (await this.ejectSlot(slot))) inserted.push(slot);
+      if (!slot.inserted) continue;
+      await this.ejectSlot(slot);
+      inserted.push(slot);
     }
     if (inserted.length === 0) return;
     // Dell keeps reporting Inserted for a while after an eject; give it the mount timeout,
@@ -220,7 +222,12 @@ export class UndiciRedfishClient implements RedfishClient {
       }
       return this.poll(
         () => this.readSlot(slot.path, slot.owner),
-        (s): s is MediaSlot => s !== undefined && s.inserted && imageMatches(s, imageUrl),
+        // Mounted, not merely inserted: iRMC shows Inserted while ConnectedVia is NotConnected.
+        (s): s is MediaSlot =>
+          s !== undefined &&
+          s.inserted &&
+          s.connectedVia !== 'NotConnected' &&
+          imageMatches(s, imageUrl),
         `${imageUrl} to show as inserted`,
         slot.path,
         this.options.mediaPollMs ?? 1_000,
@@ -503,10 +510,14 @@ export class UndiciRedfishClient implements RedfishClient {
     const mediaTypes = body.MediaTypes ?? [];
     if (!mediaTypes.some((t) => CD_TYPES.includes(t))) return undefined;
     const image = body.Image === null || body.Image === '' ? undefined : body.Image;
-    // Supermicro keeps ImageName after an eject; ConnectedVia NotConnected marks it empty.
+    // `Inserted` says it when the BMC reports it, as sushy and ironic read it: a slot that
+    // shows Inserted with ConnectedVia NotConnected (iRMC while it mounts) still holds media.
+    // Only without `Inserted` does an image count, unless NotConnected says the slot is empty
+    // (Supermicro keeps ImageName after an eject).
     const inserted =
-      body.ConnectedVia !== 'NotConnected' &&
-      (body.Inserted === true || (body.Inserted == null && image !== undefined));
+      typeof body.Inserted === 'boolean'
+        ? body.Inserted
+        : image !== undefined && body.ConnectedVia !== 'NotConnected';
     return {
       path,
       id: body.Id,
@@ -526,9 +537,10 @@ export class UndiciRedfishClient implements RedfishClient {
 
   /**
    * Ejects one slot; a failure is ignored when the slot reads empty afterwards (sushy 2114737).
-   * @returns whether an eject was sent (a KVM-only slot cannot be ejected by us)
+   * A slot that holds media but offers no way to eject it (no EjectMedia action, no PATCH)
+   * fails, as sushy's MissingActionError fails ironic's eject: the media would stay in.
    */
-  private async ejectSlot(slot: MediaSlot): Promise<boolean> {
+  private async ejectSlot(slot: MediaSlot): Promise<void> {
     const raw = this.rawSlots.get(slot.path);
     const action = raw?.body.Actions?.['#VirtualMedia.EjectMedia']?.target;
     try {
@@ -543,7 +555,12 @@ export class UndiciRedfishClient implements RedfishClient {
           { etag: raw?.etag },
         );
       } else {
-        return false;
+        throw this.unsupported(
+          slot.path,
+          `slot ${slot.id ?? slot.path} holds ${slot.image ?? 'media'} but offers no way to ` +
+            'eject it (no #VirtualMedia.EjectMedia action, no PATCH in Allow); eject it from ' +
+            'the BMC’s console',
+        );
       }
     } catch (err) {
       if (!(err instanceof RedfishError) || err.status === undefined) throw err;
@@ -551,7 +568,6 @@ export class UndiciRedfishClient implements RedfishClient {
       const after = await this.readSlot(slot.path, slot.owner);
       if (after?.inserted === true) throw err;
     }
-    return true;
   }
 
   /** One slot: the InsertMedia ladder (with ironic's 5xx retries), or the PATCH fallback. */

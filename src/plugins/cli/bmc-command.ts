@@ -21,7 +21,8 @@ Commands:
                        waiting until the BMC reports the new state
   boot-iso --image URL one-time boot from URL through virtual media (power off, eject, insert,
                        boot override, power on), as the controller does it
-  eject                eject every virtual CD
+  eject                eject every virtual CD; fails when a slot holds media that it
+                       offers no way to eject (eject it from the BMC's console)
 
 Options:
   --address URL        the BareMetalHost spec.bmc.address, e.g.

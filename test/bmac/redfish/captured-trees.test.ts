@@ -368,11 +368,14 @@ describe("DMTF's mockup in its newer schema (sushy samples) on sushy-static", ()
     expect(await client.getMediaSlots()).toEqual([expected]);
   });
 
-  it('leaves the applet-mounted image alone: it has no way to eject it, and sends nothing', async () => {
+  it('fails to eject the applet-mounted image it has no way to eject (as ironic), sending nothing', async () => {
     const client = tree.client();
     await client.discover();
     tree.takeExchanges();
-    await client.ejectMedia();
+    const ejectErr = await client.ejectMedia().catch((e: unknown) => e);
+    expect(ejectErr).toBeInstanceOf(RedfishError);
+    expect((ejectErr as RedfishError).code).toBe(RedfishErrorCode.Unsupported);
+    expect((ejectErr as RedfishError).message).toMatch(/slot CD1 .* no way to eject it/);
     const err = await client.insertMedia(ISO).catch((e: unknown) => e);
     expect((err as RedfishError).code).toBe(RedfishErrorCode.Unsupported);
     expect(tree.takeExchanges().filter((e) => !e.startsWith('GET '))).toEqual([]);

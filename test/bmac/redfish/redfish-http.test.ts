@@ -304,6 +304,56 @@ describe('RedfishHttp against a mocked BMC', () => {
     for (const secret of ['s3cr3t-pa55', 'tok-secret-123', 'root:'])
       expect(seen).not.toContain(secret);
   });
+  it('redacts the credentials and the token a BMC quotes back, keeping the MessageId', async () => {
+    login('tok-secret-123');
+    const basic = Buffer.from('root:s3cr3t-pa55').toString('base64');
+    mock()
+      .intercept({ path: '/z', method: 'POST' })
+      .reply(
+        400,
+        {
+          error: {
+            code: 'Base.1.8.GeneralError',
+            message: `Authorization: Basic ${basic}`,
+            '@Message.ExtendedInfo': [
+              {
+                MessageId: 'Base.1.8.PropertyValueFormatError',
+                Message: 'The value s3cr3t-pa55 for Password (user root) is not valid',
+                MessageArgs: ['s3cr3t-pa55', 'tok-secret-123'],
+                Severity: 'Warning',
+              },
+            ],
+          },
+        },
+        json,
+      );
+    const err = (await http.send('POST', '/z', {}).catch((e: unknown) => e)) as RedfishError;
+    expect(err.messageId).toBe('Base.1.8.PropertyValueFormatError');
+    expect(err.message).toContain('The value <redacted> for Password (user <redacted>)');
+    expect(err.messageArgs).toEqual(['<redacted>', '<redacted>']);
+    expect(err.detail).toContain('Authorization: Basic <redacted>');
+    const seen = JSON.stringify([err, err.message, err.detail, err.messages]);
+    for (const secret of ['s3cr3t-pa55', 'tok-secret-123', basic])
+      expect(seen).not.toContain(secret);
+
+    // A task's messages are BMC text too.
+    mock()
+      .intercept({ path: '/a', method: 'POST' })
+      .reply(202, {}, { headers: { location: '/tm/1', 'retry-after': '0' } });
+    mock()
+      .intercept({ path: '/tm/1', method: 'GET' })
+      .reply(
+        200,
+        {
+          TaskState: 'Exception',
+          Messages: [{ MessageId: 'IDRAC.2.8.RAC0720', Message: 'login s3cr3t-pa55 refused' }],
+        },
+        json,
+      );
+    const task = (await http.send('POST', '/a', {}).catch((e: unknown) => e)) as RedfishError;
+    expect(task.messageId).toBe('IDRAC.2.8.RAC0720');
+    expect(task.message).toContain('login <redacted> refused');
+  });
 });
 
 describe('RedfishHttp on a real socket', () => {

@@ -23,6 +23,7 @@ import type {
   SimulatedBmcOptions,
 } from '../../../src/bmac/redfish/sim/index.js';
 import { loopbackCert } from '../../support/loopback-cert.js';
+import { skippingClock } from '../../support/skipping-clock.js';
 
 const ISO = 'http://10.0.0.1/images/ab12.iso';
 const FAST: Partial<UndiciRedfishClientOptions> = {
@@ -375,25 +376,6 @@ describe('vendor quirks, end to end against their personalities', () => {
     expect(bmc.state().boot).toMatchObject({ target: 'Cd', enabled: 'Once', mode: 'UEFI' });
   });
 });
-
-/**
- * Fake time: it stands still and jumps ahead by every sleep. Give `now` to the simulator as
- * well, so its BIOS jobs and conflict windows follow the skipped waits.
- */
-function skippingClock() {
-  const start = Date.now();
-  let skipped = 0;
-  const sleeps: number[] = [];
-  return {
-    sleeps,
-    now: () => start + skipped,
-    sleep: (ms: number) => {
-      sleeps.push(ms);
-      skipped += ms;
-      return new Promise<void>((resolve) => setImmediate(resolve));
-    },
-  };
-}
 
 describe('iDRAC10, Tacklebox settings, Dell’s boot-mode BIOS job and AMI full boot requests', () => {
   const cleanup: (() => Promise<void>)[] = [];

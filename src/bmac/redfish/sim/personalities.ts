@@ -73,6 +73,12 @@ export interface Personality {
   readonly ejectNeedsBody: boolean;
   /** After an eject, `Inserted` keeps reading true this long (Dell). */
   readonly staleInsertedMs: number;
+  /**
+   * After an insert, the slot reads `Inserted` with ConnectedVia NotConnected this long while
+   * the BMC mounts the image, and the host cannot boot it yet (Fujitsu iRMC mounts
+   * asynchronously). @default 0
+   */
+  readonly mountMs?: number;
   readonly etag: 'none' | 'strong' | 'weak';
   /** Serve the ETag in the body as `@odata.etag` instead of the header (Lenovo). */
   readonly etagInBody: boolean;

@@ -32,6 +32,12 @@ export interface FaultConfig {
   readonly paths?: RegExp;
   /** Only requests with these methods get the random faults. @default - every method */
   readonly methods?: readonly string[];
+  /**
+   * Error bodies quote the request's credentials back (a login's UserName and Password, the
+   * Basic user and password, the X-Auth-Token), as firmware that puts request values in its
+   * messages and MessageArgs does. @default false
+   */
+  readonly echoCredentials?: boolean;
 }
 
 /** A fault for the next matching requests, for tests that need it exactly. */
@@ -79,6 +85,12 @@ export interface SimulatedBmcOptions {
   readonly power?: 'On' | 'Off';
   /** An image already in the CD slot at start. @default - empty */
   readonly insertedImage?: string;
+  /**
+   * The slot that holds `insertedImage`, any slot of the personality: one that takes no image
+   * over Redfish holds what an operator mounted from the BMC's console.
+   * @default - the first CD slot that takes images
+   */
+  readonly insertedSlot?: string;
   /** Called when the host boots. */
   readonly onBoot?: (event: BootEvent) => void;
   /**
@@ -106,8 +118,17 @@ interface SlotState {
   /** Dell: until then the slot still reads as inserted with this image. */
   staleUntil: number;
   staleImage: string | undefined;
+  /** Until then an inserted image is still being mounted (ConnectedVia NotConnected). */
+  mountedAt: number;
   transferProtocol: string | undefined;
   version: number;
+}
+
+interface SessionState {
+  readonly id: string;
+  readonly token: string;
+  readonly userName: string;
+  lastUsed: number;
 }
 
 interface BootState {
@@ -154,6 +175,7 @@ export interface SimulatedBmc {
 }
 
 const ROOT = '/redfish/v1';
+const SESSIONS = `${ROOT}/SessionService/Sessions`;
 
 /** Starts one simulated BMC on 127.0.0.1. */
 export async function startSimulatedBmc(options: SimulatedBmcOptions): Promise<SimulatedBmc> {
@@ -176,9 +198,14 @@ class Simulation implements SimulatedBmc {
   private readonly random: () => number;
   private faults: FaultConfig | undefined;
   private scripted: ScriptedFault[] = [];
-  private readonly sessions = new Map<string, { id: string; lastUsed: number }>();
+  /** Sessions by Id; the token is a secret of its holder, never shown in a resource. */
+  private readonly sessions = new Map<string, SessionState>();
+  /** Session Id by token. */
+  private readonly tokens = new Map<string, string>();
   private nextId = 1;
   private readonly heads = new WeakSet<ServerResponse>();
+  /** What an `echoCredentials` BMC quotes back in the error answering this request. */
+  private readonly echoes = new WeakMap<ServerResponse, string[]>();
   private readonly tasks = new Map<string, { doneAt: number; result: () => Outcome }>();
 
   private power: string;
@@ -215,16 +242,20 @@ class Simulation implements SimulatedBmc {
       inserted: false,
       staleUntil: 0,
       staleImage: undefined,
+      mountedAt: 0,
       transferProtocol: undefined,
       version: 1,
     }));
     if (options.insertedImage !== undefined) {
-      const cd = this.slots.find(
-        (s) => s.spec.mediaTypes.includes('CD') && s.spec.insertBy !== 'none',
+      const cd = this.slots.find((s) =>
+        options.insertedSlot === undefined
+          ? s.spec.mediaTypes.includes('CD') && s.spec.insertBy !== 'none'
+          : s.spec.id === options.insertedSlot,
       );
       if (cd) {
         cd.image = options.insertedImage;
         cd.inserted = true;
+        cd.mountedAt = this.now() + (p.mountMs ?? 0);
       }
     }
     this.systemPath = `${ROOT}/Systems/${p.systemId}`;
@@ -278,6 +309,7 @@ class Simulation implements SimulatedBmc {
 
   expireSessions(): void {
     this.sessions.clear();
+    this.tokens.clear();
   }
 
   async stop(): Promise<void> {
@@ -306,6 +338,7 @@ class Simulation implements SimulatedBmc {
     const key = `${method} ${countKey(path)}`;
     this.counts[key] = (this.counts[key] ?? 0) + 1;
 
+    if (this.faults?.echoCredentials) this.echoes.set(res, requestCredentials(req));
     if (await this.injectFault(req, res, method, path)) return;
 
     const odataVersion = req.headers['odata-version'];
@@ -331,8 +364,7 @@ class Simulation implements SimulatedBmc {
       this.reply(res, 200, open);
       return;
     }
-    const sessionsPath = `${ROOT}/SessionService/Sessions`;
-    if (path === sessionsPath && method === 'POST' && this.personality.sessions) {
+    if (path === SESSIONS && method === 'POST' && this.personality.sessions) {
       this.login(res, raw);
       return;
     }
@@ -341,8 +373,14 @@ class Simulation implements SimulatedBmc {
       this.reply(res, 401, errorBody('Base.1.8.NoValidSession', 'no valid credentials'));
       return;
     }
-    if (path.startsWith(`${sessionsPath}/`) && method === 'DELETE') {
-      this.sessions.delete(path.slice(sessionsPath.length + 1));
+    if (path.startsWith(`${SESSIONS}/`) && method === 'DELETE' && this.personality.sessions) {
+      // Logging out ends the session: its token stops working at once.
+      const session = this.sessions.get(path.slice(SESSIONS.length + 1));
+      if (session === undefined) {
+        this.reply(res, 404, errorBody('Base.1.8.ResourceMissingAtURI', `${path} not found`));
+        return;
+      }
+      this.endSession(session);
       this.reply(res, 204);
       return;
     }
@@ -470,6 +508,9 @@ class Simulation implements SimulatedBmc {
         return json(
           {
             '@odata.id': path,
+            '@odata.type': '#ComputerSystem.v1_20_0.ComputerSystem',
+            Id: 'Settings',
+            Name: 'Pending System Settings',
             Boot: {
               BootSourceOverrideTarget: this.boot.target,
               'BootSourceOverrideTarget@Redfish.AllowableValues': p.bootTargets,
@@ -483,7 +524,9 @@ class Simulation implements SimulatedBmc {
       case this.managerPath:
         return json({
           '@odata.id': this.managerPath,
+          '@odata.type': '#Manager.v1_19_0.Manager',
           Id: p.managerId,
+          Name: 'Manager',
           ManagerType: 'BMC',
           Model: p.managerModel ?? `${p.vendor} BMC`,
           FirmwareVersion: p.firmwareVersion ?? '1.0.0',
@@ -513,15 +556,19 @@ class Simulation implements SimulatedBmc {
         return p.sessions
           ? json({
               '@odata.id': `${ROOT}/SessionService`,
-              Sessions: { '@odata.id': `${ROOT}/SessionService/Sessions` },
+              '@odata.type': '#SessionService.v1_1_8.SessionService',
+              Id: 'SessionService',
+              Name: 'Session Service',
+              ServiceEnabled: true,
+              Sessions: { '@odata.id': SESSIONS },
             })
           : undefined;
-      case `${ROOT}/SessionService/Sessions`:
+      case SESSIONS:
         return p.sessions
           ? json(
               collection(
-                `${ROOT}/SessionService/Sessions`,
-                [...this.sessions.keys()].map((id) => `${ROOT}/SessionService/Sessions/${id}`),
+                SESSIONS,
+                [...this.sessions.keys()].map((id) => `${SESSIONS}/${id}`),
               ),
               undefined,
               'GET, HEAD, POST',
@@ -530,6 +577,21 @@ class Simulation implements SimulatedBmc {
       default:
         break;
     }
+    const session = path.startsWith(`${SESSIONS}/`)
+      ? this.sessions.get(path.slice(SESSIONS.length + 1))
+      : undefined;
+    if (p.sessions && session !== undefined)
+      return json(
+        {
+          '@odata.id': path,
+          '@odata.type': '#Session.v1_7_0.Session',
+          Id: session.id,
+          Name: 'User Session',
+          UserName: session.userName,
+        },
+        undefined,
+        'GET, HEAD, DELETE',
+      );
     for (const slot of this.slots) {
       if (path === `${this.mediaPath}/${slot.spec.id}`)
         return json(
@@ -556,7 +618,7 @@ class Simulation implements SimulatedBmc {
       ...(p.sessions
         ? {
             SessionService: { '@odata.id': `${ROOT}/SessionService` },
-            Links: { Sessions: { '@odata.id': `${ROOT}/SessionService/Sessions` } },
+            Links: { Sessions: { '@odata.id': SESSIONS } },
           }
         : {}),
     };
@@ -611,7 +673,7 @@ class Simulation implements SimulatedBmc {
       ImageName: image === undefined ? this.personality.emptyImage : image.split('/').pop(),
       Inserted: inserted,
       WriteProtected: true,
-      ConnectedVia: inserted ? 'URI' : 'NotConnected',
+      ConnectedVia: inserted && !this.mounting(slot) ? 'URI' : 'NotConnected',
       ...(slot.transferProtocol ? { TransferProtocolType: slot.transferProtocol } : {}),
       ...(slot.spec.insertBy === 'action'
         ? {
@@ -728,6 +790,11 @@ class Simulation implements SimulatedBmc {
     this.record('boot-mode', pending.mode);
   }
 
+  /** The slot holds an image that is not mounted yet. */
+  private mounting(slot: SlotState): boolean {
+    return slot.inserted && this.now() < slot.mountedAt;
+  }
+
   /** Where Boot PATCHes go besides the System, if anywhere. */
   private bootSettingsPath(): string | undefined {
     const p = this.personality;
@@ -742,6 +809,7 @@ class Simulation implements SimulatedBmc {
     const cd = this.slots.find(
       (s) =>
         s.inserted &&
+        !this.mounting(s) &&
         s.spec.bootable !== false &&
         s.spec.mediaTypes.some((t) => t === 'CD' || t === 'DVD'),
     );
@@ -922,6 +990,7 @@ class Simulation implements SimulatedBmc {
     slot.image = String(body?.['Image']);
     slot.inserted = true;
     slot.staleUntil = 0;
+    slot.mountedAt = this.now() + (this.personality.mountMs ?? 0);
     const protocol = body?.['TransferProtocolType'];
     slot.transferProtocol = typeof protocol === 'string' ? protocol : undefined;
     slot.version++;
@@ -978,6 +1047,8 @@ class Simulation implements SimulatedBmc {
     } catch {
       // fall through to 400
     }
+    if (typeof body.UserName === 'string' && typeof body.Password === 'string')
+      this.echoes.get(res)?.push(`UserName ${body.UserName}`, `Password ${body.Password}`);
     if (typeof body.UserName !== 'string' || typeof body.Password !== 'string') {
       this.reply(res, 400, errorBody('Base.1.8.PropertyMissing', 'UserName and Password'));
       return;
@@ -991,8 +1062,9 @@ class Simulation implements SimulatedBmc {
     }
     const id = String(this.nextId++);
     const token = randomBytes(16).toString('hex');
-    this.sessions.set(token, { id, lastUsed: this.now() });
-    const uri = `${ROOT}/SessionService/Sessions/${id}`;
+    this.sessions.set(id, { id, token, userName: body.UserName, lastUsed: this.now() });
+    this.tokens.set(token, id);
+    const uri = `${SESSIONS}/${id}`;
     res.setHeader('x-auth-token', token);
     res.setHeader('location', uri);
     this.reply(res, 201, {
@@ -1007,10 +1079,11 @@ class Simulation implements SimulatedBmc {
   private authorized(req: IncomingMessage): boolean {
     const token = req.headers['x-auth-token'];
     if (typeof token === 'string') {
-      const session = this.sessions.get(token);
+      const session = this.sessions.get(this.tokens.get(token) ?? '');
       const ttl = this.options.sessionTtlMs ?? 30 * 60_000;
-      if (!session || this.now() - session.lastUsed > ttl) {
-        this.sessions.delete(token);
+      if (!session) return false;
+      if (this.now() - session.lastUsed > ttl) {
+        this.endSession(session);
         return false;
       }
       session.lastUsed = this.now();
@@ -1020,6 +1093,11 @@ class Simulation implements SimulatedBmc {
     if (auth?.startsWith('Basic ') !== true) return false;
     const [user, ...rest] = Buffer.from(auth.slice(6), 'base64').toString('utf8').split(':');
     return user === this.credentials.username && rest.join(':') === this.credentials.password;
+  }
+
+  private endSession(session: SessionState): void {
+    this.sessions.delete(session.id);
+    this.tokens.delete(session.token);
   }
 
   private startTask(res: ServerResponse, run: () => Outcome): void {
@@ -1139,6 +1217,8 @@ class Simulation implements SimulatedBmc {
   }
 
   private reply(res: ServerResponse, status: number, body?: unknown): void {
+    const echoed = this.echoes.get(res);
+    if (status >= 400 && echoed !== undefined && echoed.length > 0) body = quoting(body, echoed);
     res.statusCode = status;
     res.setHeader('odata-version', '4.0');
     res.setHeader('cache-control', 'no-cache');
@@ -1255,6 +1335,40 @@ export function errorBody(
           ...(relatedProperties.length > 0 ? { RelatedProperties: relatedProperties } : {}),
         },
       ],
+    },
+  };
+}
+
+/** The credentials a request carries, as an echoing BMC would quote them. */
+function requestCredentials(req: IncomingMessage): string[] {
+  const quoted: string[] = [];
+  const token = req.headers['x-auth-token'];
+  if (typeof token === 'string') quoted.push(`X-Auth-Token ${token}`);
+  const auth = req.headers.authorization;
+  if (auth?.startsWith('Basic ') === true) {
+    const [user = '', ...rest] = Buffer.from(auth.slice(6), 'base64').toString('utf8').split(':');
+    quoted.push(`user ${user}`, `password ${rest.join(':')}`);
+  }
+  return quoted;
+}
+
+/** An error body that quotes `values` in its message, its messages and their MessageArgs. */
+function quoting(body: unknown, values: readonly string[]): unknown {
+  const error = (body as { error?: Record<string, unknown> } | undefined)?.error;
+  if (error === undefined) return body;
+  const suffix = ` (request: ${values.join(', ')})`;
+  const info = error['@Message.ExtendedInfo'];
+  return {
+    error: {
+      ...error,
+      message: `${String(error['message'])}${suffix}`,
+      '@Message.ExtendedInfo': (Array.isArray(info) ? info : []).map(
+        (m: Record<string, unknown>) => ({
+          ...m,
+          Message: `${String(m['Message'])}${suffix}`,
+          MessageArgs: values,
+        }),
+      ),
     },
   };
 }
