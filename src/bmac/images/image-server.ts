@@ -25,12 +25,11 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
+import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Clock } from '../../shared/clock.js';
 import { systemClock } from '../../shared/clock.js';
-import { SiteForgeError } from '../../shared/errors.js';
+import { ImageSourceClient, ImageSourceError } from './image-source.js';
 import { imageRef, signImageToken, verifyImageToken } from './image-token.js';
 
 /** Options of {@link startImageServer}. */
@@ -83,13 +82,6 @@ export interface ImageServer {
   /** Downloads a source into the cache now, instead of on the first request. */
   prefetch(sourceUrl: string): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** An image could not be fetched from its source. */
-export class ImageSourceError extends SiteForgeError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('IMAGE_SOURCE', message, options);
-  }
 }
 
 /** Size of a response's reads and socket writes. */
@@ -290,6 +282,8 @@ class ImageServerImpl implements ImageServer {
   private readonly countSent = (bytes: number): void => {
     this.stats.bytesServed += bytes;
   };
+  /** Its own HTTP agents for sources, whatever dispatcher the process has installed. */
+  private readonly sources = new ImageSourceClient();
   /** Aborted by stop(): downloads in flight end with the server. */
   private readonly stopping = new AbortController();
   private readonly refs = new Map<string, RefRecord>();
@@ -412,6 +406,7 @@ class ImageServerImpl implements ImageServer {
     await closed;
     this.stopping.abort();
     await Promise.all([...this.downloads.values()].map((d) => d.done.catch(() => undefined)));
+    this.sources.destroy();
     const handles = [...this.handles.values()];
     this.handles.clear();
     await Promise.all(handles.map((h) => h.then((f) => f.close()).catch(() => undefined)));
@@ -543,26 +538,25 @@ class ImageServerImpl implements ImageServer {
     const hash = createHash('sha256');
     let file: FileHandle | undefined;
     try {
-      const res = await fetch(source, {
-        // Bytes as stored: a compressed answer's Content-Length is not the image's size.
-        headers: { 'accept-encoding': 'identity' },
-        signal: AbortSignal.any([
+      const res = await this.sources.get(
+        source,
+        AbortSignal.any([
           this.stopping.signal,
           AbortSignal.timeout(this.options.downloadTimeoutMs ?? 30 * 60_000),
         ]),
-      });
-      if (!res.ok || res.body === null)
-        throw new ImageSourceError(`${source} answered ${String(res.status)}`);
-      const encoding = res.headers.get('content-encoding');
-      if (encoding !== null && encoding !== 'identity')
-        throw new ImageSourceError(`${source} answered with content-encoding ${encoding}`);
-      const length = Number(res.headers.get('content-length') ?? NaN);
-      file = await open(flight.path, 'w');
+      );
+      const length = Number(res.headers['content-length'] ?? NaN);
+      try {
+        file = await open(flight.path, 'w');
+      } catch (err) {
+        res.destroy();
+        throw err;
+      }
       flight.start(Number.isSafeInteger(length) ? length : undefined);
       void this.evict(); // make room for it now, when its size is known
       const out = file;
       await pipeline(
-        Readable.fromWeb(res.body as WebReadableStream<Uint8Array>),
+        res,
         new Writable({
           write(chunk: Buffer, _encoding, callback) {
             hash.update(chunk);
