@@ -74,6 +74,8 @@ export interface ImageServerStats {
   bytesServed: number;
   /** Blobs deleted to keep the cache under `maxCacheBytes`. */
   evictions: number;
+  /** Responses waiting now for their client to take bytes already sent (a gauge). */
+  waitingForClients: number;
 }
 
 /** A running image server. */
@@ -226,6 +228,8 @@ interface Sender {
   readonly sent: (bytes: number) => void;
   /** Milliseconds the client may take none of the pending bytes before it is cut off. */
   readonly stallMs: number;
+  /** Counts the responses waiting for their client. */
+  readonly stats: ImageServerStats;
 }
 
 /**
@@ -263,7 +267,7 @@ async function sendRange(
       sender.pool.give(slab, !err);
       if (!err) sender.sent(length);
     });
-    if (!more) await drained(res, sender.stallMs);
+    if (!more) await drained(res, sender);
   }
 }
 
@@ -271,11 +275,13 @@ async function sendRange(
  * Resolves when the response can take more bytes, or is gone. A client that takes none of
  * them for `stallMs` is cut off: its connection and buffer are freed.
  */
-function drained(res: ServerResponse, stallMs: number): Promise<void> {
+function drained(res: ServerResponse, sender: Sender): Promise<void> {
   if (res.destroyed) return Promise.resolve();
+  sender.stats.waitingForClients++;
   return new Promise((resolve) => {
-    const stalled = setTimeout(() => res.destroy(), stallMs);
+    const stalled = setTimeout(() => res.destroy(), sender.stallMs);
     const done = () => {
+      sender.stats.waitingForClients--;
       clearTimeout(stalled);
       res.off('drain', done);
       res.off('close', done);
@@ -287,8 +293,8 @@ function drained(res: ServerResponse, stallMs: number): Promise<void> {
 }
 
 /** Writes a short piece of a response (a multipart header), waiting for the socket to drain. */
-async function sendText(res: ServerResponse, text: string, stallMs: number): Promise<void> {
-  if (!res.destroyed && !res.write(text)) await drained(res, stallMs);
+async function sendText(res: ServerResponse, text: string, sender: Sender): Promise<void> {
+  if (!res.destroyed && !res.write(text)) await drained(res, sender);
 }
 
 interface RefRecord {
@@ -312,6 +318,7 @@ class ImageServerImpl implements ImageServer {
     requests: 0,
     bytesServed: 0,
     evictions: 0,
+    waitingForClients: 0,
   };
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
@@ -349,6 +356,7 @@ class ImageServerImpl implements ImageServer {
       pool: new SlabPool(this.limits.responseBufferBytes, 64),
       sent: this.countSent,
       stallMs: this.limits.stallTimeoutMs,
+      stats: this.stats,
     };
     // An express Router on the bare node:http objects: express's routing, without the
     // application layer that swaps each request's and response's prototype, which costs about
@@ -844,10 +852,10 @@ class ImageServerImpl implements ImageServer {
     res.setHeader('content-length', length);
     if (!head) {
       for (const range of ranges) {
-        await sendText(res, partHead(range), this.sender.stallMs);
+        await sendText(res, partHead(range), this.sender);
         await sendRange(file, res, range[0], range[1], this.sender, ready);
       }
-      await sendText(res, tail, this.sender.stallMs);
+      await sendText(res, tail, this.sender);
     }
     res.end();
   }
