@@ -19,10 +19,15 @@ import {
 import type { RetryPolicy } from './retry-policy.js';
 import type { ServiceRoot, Task } from './types.js';
 
-// undici's Pool without undici's index, which installs its Agent as the dispatcher of every
-// `fetch` in the process when loaded (undici/lib/global.js): importing this module has no
-// process-wide effect.
-const Pool = createRequire(import.meta.url)('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
+// undici's Pool and request API without undici's index, which also installs its Agent as the
+// dispatcher of every `fetch` in the process (undici/lib/global.js): importing this module has
+// no process-wide effect. The API is mixed into undici's dispatchers as its index does it.
+const load = createRequire(import.meta.url);
+Object.assign(
+  (load('undici/lib/dispatcher/dispatcher.js') as { prototype: object }).prototype,
+  load('undici/lib/api/index.js'),
+);
+const Pool = load('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
 
 /** BMC credentials. Never logged, never put in an error. */
 export interface RedfishCredentials {
