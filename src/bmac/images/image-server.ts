@@ -28,9 +28,9 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../../shared/clock.js';
+import { systemClock } from '../../shared/clock.js';
 import { defaultImageServerLimits } from '../../shared/limits.js';
 import type { ImageServerLimits } from '../../shared/limits.js';
-import { systemClock } from '../../shared/clock.js';
 import { ImageSourceClient, ImageSourceError } from './image-source.js';
 import { imageRef, signImageToken, verifyImageToken } from './image-token.js';
 
@@ -871,7 +871,6 @@ class ImageServerImpl implements ImageServer {
   }
 }
 
-/** A short text answer. */
 /** Writes all of `chunk` at `position`: a write to a nearly full disk may take only part. */
 async function writeFully(file: FileHandle, chunk: Buffer, position: number): Promise<void> {
   for (let done = 0; done < chunk.length;) {
@@ -881,6 +880,7 @@ async function writeFully(file: FileHandle, chunk: Buffer, position: number): Pr
   }
 }
 
+/** A short text answer. */
 function plain(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { 'content-type': 'text/plain' });
   res.end(`${text}\n`);
