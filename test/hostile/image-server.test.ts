@@ -157,16 +157,12 @@ describe('the image server under hostile clients', () => {
     // gives up on it.
     await vi.waitFor(
       () => {
-        expect(server.stats.waitingForClients).toBe(1);
+        expect(server.stats.stalledResponses).toBe(1);
       },
       { timeout: 10_000 },
     );
-    await vi.waitFor(
-      () => {
-        expect(server.stats.waitingForClients).toBe(0);
-      },
-      { timeout: 10_000 },
-    );
+    expect(server.stats.waitingForClients).toBe(0);
+    // Reading again, it gets what the socket buffers held, then the end of the connection.
     const bytes = await received(client);
     expect(bytes.length).toBeGreaterThan(0);
     expect(bytes.length).toBeLessThan(image.length);
@@ -217,7 +213,7 @@ describe('the image server process under a crowd of hostile clients', () => {
     });
     let during = await ask();
     // Until every response waits for its client, or the memory is already over the bound.
-    for (let i = 0; i < 150 && (during.waitingForClients ?? 0) < readers; i++) {
+    for (let i = 0; i < 250 && (during.waitingForClients ?? 0) < readers; i++) {
       if (grown(during).rss > 64) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
       during = await ask();

@@ -76,6 +76,8 @@ export interface ImageServerStats {
   evictions: number;
   /** Responses waiting now for their client to take bytes already sent (a gauge). */
   waitingForClients: number;
+  /** Responses cut off because their client took none of their bytes for `stallTimeoutMs`. */
+  stalledResponses: number;
 }
 
 /** A running image server. */
@@ -279,7 +281,10 @@ function drained(res: ServerResponse, sender: Sender): Promise<void> {
   if (res.destroyed) return Promise.resolve();
   sender.stats.waitingForClients++;
   return new Promise((resolve) => {
-    const stalled = setTimeout(() => res.destroy(), sender.stallMs);
+    const stalled = setTimeout(() => {
+      sender.stats.stalledResponses++;
+      res.destroy();
+    }, sender.stallMs);
     const done = () => {
       sender.stats.waitingForClients--;
       clearTimeout(stalled);
@@ -319,6 +324,7 @@ class ImageServerImpl implements ImageServer {
     bytesServed: 0,
     evictions: 0,
     waitingForClients: 0,
+    stalledResponses: 0,
   };
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
