@@ -100,6 +100,10 @@ describe('the image server', () => {
     upstreamGets = 0;
     now = NOW * 1000;
     upstream = createServer((req, res) => {
+      if (req.url?.startsWith('/moved/')) {
+        res.writeHead(302, { location: `/rhcos-${req.url.slice('/moved/'.length)}` }).end();
+        return;
+      }
       if (!req.url?.startsWith('/rhcos')) {
         res.writeHead(404).end();
         return;
@@ -354,6 +358,14 @@ describe('the image server', () => {
       await tls.stop();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('follows the redirects of a source (mirrors answer with one)', async () => {
+    const url = await server.urlFor(`${upstreamOrigin}/moved/x86_64.iso`);
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(iso)).toBe(true);
+    expect(upstreamGets).toBe(1);
   });
 
   it('answers 502 when the source fails, and tries again on the next request', async () => {
