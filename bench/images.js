@@ -185,7 +185,10 @@ export async function runStalledClientsBench({
     );
   } finally {
     for (const socket of sockets) socket.destroy();
-    child.disconnect(); // it stops the server and removes its cache
+    // Cut off, the child stops its server and removes its cache, then exits.
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.disconnect();
+    await exited;
   }
 }
 

@@ -28,9 +28,11 @@ process.on('message', () => {
   process.send({ rss, arrayBuffers, ...server.stats });
 });
 process.on('disconnect', () => {
+  // Held open until the cache is removed: with the server closed, nothing else would be.
+  const hold = setInterval(() => undefined, 1_000);
   void server.stop().finally(() => {
     rmSync(cacheDir, { recursive: true, force: true });
-    process.exit(0);
+    clearInterval(hold);
   });
 });
 process.send({ url: await server.urlFor(source) });

@@ -171,8 +171,11 @@ describe('the image server under hostile clients', () => {
 
 describe('the image server process under a crowd of hostile clients', () => {
   let child: ChildProcess;
-  afterEach(() => {
+  afterEach(async () => {
+    // Cut off, the child stops its server and removes its cache, then exits.
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.disconnect();
+    await exited;
   });
 
   /** The server's RSS, buffer memory and counters. */
