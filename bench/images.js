@@ -18,6 +18,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { createServer } from 'node:http';
+import { connect } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -138,6 +139,56 @@ export async function runImageBench({
     await agent.close();
     child.kill();
     rmSync(work, { recursive: true, force: true });
+  }
+  await runStalledClientsBench();
+}
+
+/**
+ * The image server's memory under clients that ask for an ISO and never read (the attack of
+ * issue 9: 1,500 of them took it from 98 MB to 1.59 GB), with its default limits. Each such
+ * loopback connection also holds a few MiB of kernel socket memory, whatever the server does:
+ * 1,500 of them reach the kernel's TCP memory pressure limit for some seconds.
+ */
+export async function runStalledClientsBench({
+  clients = Number(process.env.IMAGE_BENCH_STALLED ?? 1_500),
+} = {}) {
+  const child = fork(
+    fileURLToPath(new URL('../test/hostile/image-server-child.mjs', import.meta.url)),
+    ['{}', '16'],
+    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
+  const ask = () =>
+    new Promise((resolve) => {
+      child.once('message', resolve);
+      child.send('stats');
+    });
+  const sockets = [];
+  try {
+    const url = new URL((await new Promise((resolve) => child.once('message', resolve))).url);
+    const before = await ask();
+    for (let i = 0; i < clients; i++) {
+      const socket = connect(Number(url.port), url.hostname);
+      socket.on('error', () => undefined);
+      socket.write(`GET ${url.pathname} HTTP/1.1\r\nhost: images\r\n\r\n`);
+      socket.pause();
+      sockets.push(socket);
+    }
+    const start = performance.now();
+    let during = await ask();
+    while (during.waitingForClients < clients && performance.now() - start < 30_000) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      during = await ask();
+    }
+    const mb = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
+    console.log(
+      `  ${clients} clients that never read: server RSS ${mb(before.rss)} before, ${mb(during.rss)} with ${during.waitingForClients} of them stalled (buffers ${mb(during.arrayBuffers - before.arrayBuffers)})`,
+    );
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    // Cut off, the child stops its server and removes its cache, then exits.
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.disconnect();
+    await exited;
   }
 }
 

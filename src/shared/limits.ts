@@ -45,3 +45,30 @@ export const defaultLimits: Limits = {
   templateOutputBytes: 4 * 1024 * 1024,
   totalMs: 45_000,
 };
+
+/**
+ * What the image server grants its clients. BMCs are not trusted to read, or even to finish a
+ * request: every client holds at most one connection slot, a bounded buffer and bounded time.
+ * BMCs read slowly over long links, so the timeouts are long.
+ */
+export interface ImageServerLimits {
+  /** Connections open at once; more are closed as they arrive. */
+  readonly maxConnections: number;
+  /** Milliseconds a client has to send its request headers (then 408 and closed). */
+  readonly headersTimeoutMs: number;
+  /** Milliseconds a response may wait for its client to take any of its pending bytes. */
+  readonly stallTimeoutMs: number;
+  /**
+   * Bytes of 1 MiB read buffers all responses together may have in flight; past it, responses
+   * read and send 64 KiB at a time.
+   */
+  readonly responseBufferBytes: number;
+}
+
+/** A few thousand BMCs at once, none able to hold the server's memory or sockets for long. */
+export const defaultImageServerLimits: ImageServerLimits = {
+  maxConnections: 4_096,
+  headersTimeoutMs: 20_000,
+  stallTimeoutMs: 90_000,
+  responseBufferBytes: 256 * 1024 * 1024,
+};

@@ -25,12 +25,13 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
+import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Clock } from '../../shared/clock.js';
 import { systemClock } from '../../shared/clock.js';
-import { SiteForgeError } from '../../shared/errors.js';
+import { defaultImageServerLimits } from '../../shared/limits.js';
+import type { ImageServerLimits } from '../../shared/limits.js';
+import { ImageSourceClient, ImageSourceError } from './image-source.js';
 import { imageRef, signImageToken, verifyImageToken } from './image-token.js';
 
 /** Options of {@link startImageServer}. */
@@ -59,6 +60,11 @@ export interface ImageServerOptions {
    * @default 20 GiB
    */
   readonly maxCacheBytes?: number;
+  /**
+   * Connections, timeouts and buffers granted to clients (see {@link ImageServerLimits}).
+   * @default defaultImageServerLimits
+   */
+  readonly limits?: Partial<ImageServerLimits>;
 }
 
 /** Counters, for tests and benchmarks. */
@@ -68,6 +74,10 @@ export interface ImageServerStats {
   bytesServed: number;
   /** Blobs deleted to keep the cache under `maxCacheBytes`. */
   evictions: number;
+  /** Responses waiting now for their client to take bytes already sent (a gauge). */
+  waitingForClients: number;
+  /** Responses cut off because their client took none of their bytes for `stallTimeoutMs`. */
+  stalledResponses: number;
 }
 
 /** A running image server. */
@@ -83,13 +93,6 @@ export interface ImageServer {
   /** Downloads a source into the cache now, instead of on the first request. */
   prefetch(sourceUrl: string): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** An image could not be fetched from its source. */
-export class ImageSourceError extends SiteForgeError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('IMAGE_SOURCE', message, options);
-  }
 }
 
 /** Size of a response's reads and socket writes. */
@@ -180,48 +183,75 @@ interface Download {
   readonly done: Promise<RefRecord>;
 }
 
+/** Size of a response's reads and socket writes once the budget of {@link SLAB}s is spent. */
+const SMALL_SLAB = 64 * 1024;
+
 /**
- * Free {@link SLAB}-sized buffers for responses. With a fresh buffer per read, collecting the
- * garbage cost the server more CPU than the reads (100 BMCs reading 1 MiB ranges); a buffer
- * comes back once the socket has taken its bytes.
+ * Read buffers for responses. With a fresh buffer per read, collecting the garbage cost the
+ * server more CPU than the reads (100 BMCs reading 1 MiB ranges); a buffer comes back once the
+ * socket has taken its bytes. A client that stops reading keeps its last buffer until the stall
+ * timeout: so the {@link SLAB}s out at once are capped by a byte budget, and past it responses
+ * get {@link SMALL_SLAB}s, which thousands of stalled clients cannot turn into gigabytes.
  */
 class SlabPool {
   private readonly free: Buffer[] = [];
+  private readonly freeSmall: Buffer[] = [];
+  /** Bytes of {@link SLAB}s taken and not given back. */
+  private out = 0;
 
-  /** @param keep how many free buffers to keep at most */
-  constructor(private readonly keep: number) {}
+  /**
+   * @param budget bytes of {@link SLAB}s out at once
+   * @param keep how many free buffers of each size to keep at most
+   */
+  constructor(
+    private readonly budget: number,
+    private readonly keep: number,
+  ) {}
 
   take(): Buffer {
+    if (this.out + SLAB > this.budget)
+      return this.freeSmall.pop() ?? Buffer.allocUnsafeSlow(SMALL_SLAB);
+    this.out += SLAB;
     return this.free.pop() ?? Buffer.allocUnsafeSlow(SLAB);
   }
 
-  give(slab: Buffer): void {
-    if (this.free.length < this.keep) this.free.push(slab);
+  /** @param reuse false when a failed socket may still hold it: it goes to the garbage collector */
+  give(slab: Buffer, reuse: boolean): void {
+    const free = slab.length === SLAB ? this.free : this.freeSmall;
+    if (slab.length === SLAB) this.out -= SLAB;
+    if (reuse && free.length < this.keep) free.push(slab);
   }
 }
 
+/** How a response sends bytes: buffers, progress, and how long it waits for its client. */
+interface Sender {
+  readonly pool: SlabPool;
+  /** Called with each part the socket has taken. */
+  readonly sent: (bytes: number) => void;
+  /** Milliseconds the client may take none of the pending bytes before it is cut off. */
+  readonly stallMs: number;
+  /** Counts the responses waiting for their client. */
+  readonly stats: ImageServerStats;
+}
+
 /**
- * Sends bytes `start`..`end` (inclusive) of `file` and ends the response, in slabs read into
- * pooled buffers, waiting for `ready(bytes)` before reading up to `bytes` (a download in
- * flight) and for the socket to drain.
+ * Sends bytes `start`..`end` (inclusive) of `file`, in slabs read into pooled buffers, waiting
+ * for `ready(bytes)` before reading up to `bytes` (a download in flight) and for the socket to
+ * drain: never more than one buffer of a response is with its socket.
  */
 async function sendRange(
   file: FileHandle,
   res: ServerResponse,
   start: number,
   end: number,
-  pool: SlabPool,
-  hooks: {
-    /** Resolves once the first `bytes` of the file are on disk (a download in flight). */
-    readonly ready?: (bytes: number) => Promise<void>;
-    /** Called with each part the socket has taken. */
-    readonly sent: (bytes: number) => void;
-  },
+  sender: Sender,
+  /** Resolves once the first `bytes` of the file are on disk (a download in flight). */
+  ready?: (bytes: number) => Promise<void>,
 ): Promise<void> {
   for (let at = start; at <= end && !res.destroyed;) {
-    const length = Math.min(SLAB, end + 1 - at);
-    await hooks.ready?.(at + length);
-    const slab = pool.take();
+    await ready?.(at + Math.min(SLAB, end + 1 - at));
+    const slab = sender.pool.take();
+    const length = Math.min(slab.length, end + 1 - at);
     try {
       for (let read = 0; read < length;) {
         const { bytesRead } = await file.read(slab, read, length - read, at + read);
@@ -229,27 +259,35 @@ async function sendRange(
         read += bytesRead;
       }
     } catch (err) {
-      pool.give(slab);
+      sender.pool.give(slab, true);
       throw err;
     }
     at += length;
-    // The callback runs once the socket is done with the bytes (or failed: then the buffer is
-    // left to the garbage collector, as the socket may hold it still).
+    // The callback runs once the socket is done with the bytes, or failed: then the buffer is
+    // left to the garbage collector, as the socket may hold it still.
     const more = res.write(slab.subarray(0, length), (err) => {
-      if (err) return;
-      pool.give(slab);
-      hooks.sent(length);
+      sender.pool.give(slab, !err);
+      if (!err) sender.sent(length);
     });
-    if (!more && at <= end) await drained(res);
+    if (!more) await drained(res, sender);
   }
-  res.end();
 }
 
-/** Resolves when the response can take more bytes, or is gone. */
-function drained(res: ServerResponse): Promise<void> {
+/**
+ * Resolves when the response can take more bytes, or is gone. A client that takes none of
+ * them for `stallMs` is cut off: its connection and buffer are freed.
+ */
+function drained(res: ServerResponse, sender: Sender): Promise<void> {
   if (res.destroyed) return Promise.resolve();
+  sender.stats.waitingForClients++;
   return new Promise((resolve) => {
+    const stalled = setTimeout(() => {
+      sender.stats.stalledResponses++;
+      res.destroy();
+    }, sender.stallMs);
     const done = () => {
+      sender.stats.waitingForClients--;
+      clearTimeout(stalled);
       res.off('drain', done);
       res.off('close', done);
       resolve();
@@ -257,6 +295,11 @@ function drained(res: ServerResponse): Promise<void> {
     res.on('drain', done);
     res.on('close', done);
   });
+}
+
+/** Writes a short piece of a response (a multipart header), waiting for the socket to drain. */
+async function sendText(res: ServerResponse, text: string, sender: Sender): Promise<void> {
+  if (!res.destroyed && !res.write(text)) await drained(res, sender);
 }
 
 interface RefRecord {
@@ -280,6 +323,8 @@ class ImageServerImpl implements ImageServer {
     requests: 0,
     bytesServed: 0,
     evictions: 0,
+    waitingForClients: 0,
+    stalledResponses: 0,
   };
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
@@ -290,6 +335,8 @@ class ImageServerImpl implements ImageServer {
   private readonly countSent = (bytes: number): void => {
     this.stats.bytesServed += bytes;
   };
+  /** Its own HTTP agents for sources, whatever dispatcher the process has installed. */
+  private readonly sources = new ImageSourceClient();
   /** Aborted by stop(): downloads in flight end with the server. */
   private readonly stopping = new AbortController();
   private readonly refs = new Map<string, RefRecord>();
@@ -300,14 +347,23 @@ class ImageServerImpl implements ImageServer {
   private readonly handles = new Map<string, Promise<FileHandle>>();
   /** mtime updates under way, awaited by stop() so a restart sees them. */
   private readonly touches = new Set<Promise<void>>();
-  /** Read buffers; at most 64 MiB of them kept while idle. */
-  private readonly slabs = new SlabPool(64);
+  private readonly limits: ImageServerLimits;
+  /** How responses send their bytes. */
+  private readonly sender: Sender;
   /** Uses so far, numbering them for the LRU order. */
   private uses = 0;
 
   constructor(private readonly options: ImageServerOptions) {
     this.clock = options.clock ?? systemClock;
     this.maxCacheBytes = options.maxCacheBytes ?? 20 * 1024 ** 3;
+    this.limits = { ...defaultImageServerLimits, ...options.limits };
+    this.sender = {
+      // At most 64 free buffers of each size kept while idle.
+      pool: new SlabPool(this.limits.responseBufferBytes, 64),
+      sent: this.countSent,
+      stallMs: this.limits.stallTimeoutMs,
+      stats: this.stats,
+    };
     // An express Router on the bare node:http objects: express's routing, without the
     // application layer that swaps each request's and response's prototype, which costs about
     // a third of the server's CPU per GiB served (measured with `npm run bench`).
@@ -339,9 +395,18 @@ class ImageServerImpl implements ImageServer {
         else plain(res, 500, 'internal error');
       });
     };
+    const headersTimeout = this.limits.headersTimeoutMs;
+    const timeouts = {
+      // A GET is complete with its headers: the whole request gets the headers' time.
+      headersTimeout,
+      requestTimeout: headersTimeout,
+      // How often node:http looks for requests over their time (30 s by default).
+      connectionsCheckingInterval: Math.max(100, Math.min(headersTimeout / 4, 5_000)),
+    };
     this.server = options.tls
-      ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, dispatch)
-      : createHttpServer(dispatch);
+      ? createHttpsServer({ ...timeouts, key: options.tls.key, cert: options.tls.cert }, dispatch)
+      : createHttpServer(timeouts, dispatch);
+    this.server.maxConnections = this.limits.maxConnections;
     this.server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
@@ -412,6 +477,7 @@ class ImageServerImpl implements ImageServer {
     await closed;
     this.stopping.abort();
     await Promise.all([...this.downloads.values()].map((d) => d.done.catch(() => undefined)));
+    this.sources.destroy();
     const handles = [...this.handles.values()];
     this.handles.clear();
     await Promise.all(handles.map((h) => h.then((f) => f.close()).catch(() => undefined)));
@@ -543,26 +609,25 @@ class ImageServerImpl implements ImageServer {
     const hash = createHash('sha256');
     let file: FileHandle | undefined;
     try {
-      const res = await fetch(source, {
-        // Bytes as stored: a compressed answer's Content-Length is not the image's size.
-        headers: { 'accept-encoding': 'identity' },
-        signal: AbortSignal.any([
+      const res = await this.sources.get(
+        source,
+        AbortSignal.any([
           this.stopping.signal,
           AbortSignal.timeout(this.options.downloadTimeoutMs ?? 30 * 60_000),
         ]),
-      });
-      if (!res.ok || res.body === null)
-        throw new ImageSourceError(`${source} answered ${String(res.status)}`);
-      const encoding = res.headers.get('content-encoding');
-      if (encoding !== null && encoding !== 'identity')
-        throw new ImageSourceError(`${source} answered with content-encoding ${encoding}`);
-      const length = Number(res.headers.get('content-length') ?? NaN);
-      file = await open(flight.path, 'w');
+      );
+      const length = Number(res.headers['content-length'] ?? NaN);
+      try {
+        file = await open(flight.path, 'w');
+      } catch (err) {
+        res.destroy();
+        throw err;
+      }
       flight.start(Number.isSafeInteger(length) ? length : undefined);
       void this.evict(); // make room for it now, when its size is known
       const out = file;
       await pipeline(
-        Readable.fromWeb(res.body as WebReadableStream<Uint8Array>),
+        res,
         new Writable({
           write(chunk: Buffer, _encoding, callback) {
             hash.update(chunk);
@@ -636,8 +701,10 @@ class ImageServerImpl implements ImageServer {
   /** Serves `/images/<token>.iso` (GET or HEAD). */
   private async handle(token: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const claims = verifyImageToken(token, this.options.key, this.clock.now() / 1000);
+    // An expired token gets the answer of a forged one: a prober learns nothing of which
+    // tokens ever existed.
     if ('refused' in claims) {
-      plain(res, claims.refused === 'expired' ? 410 : 404, 'no such image');
+      plain(res, 404, 'no such image');
       return;
     }
     const record = await this.readRef(claims.ref);
@@ -684,11 +751,7 @@ class ImageServerImpl implements ImageServer {
         if (this.cache.get(lease.sha256) === lease.entry) this.cache.delete(lease.sha256);
         return false;
       }
-      const etag = `"${lease.sha256}"`;
-      const range = this.respondHeaders(req, res, lease.entry.size, etag);
-      if (range === undefined) return true;
-      const [start, end] = range;
-      await sendRange(handle, res, start, end, this.slabs, { sent: this.countSent });
+      await this.respond(req, res, handle, lease.entry.size, `"${lease.sha256}"`);
       return true;
     } finally {
       this.release(lease.entry);
@@ -715,13 +778,9 @@ class ImageServerImpl implements ImageServer {
     }
     try {
       // No ETag yet: the content hash is known only at the end.
-      const range = this.respondHeaders(req, res, flight.size ?? 0, undefined);
-      if (range === undefined) return true;
-      const [start, end] = range;
-      await sendRange(file, res, start, end, this.slabs, {
-        ready: (bytes) => flight.waitFor(bytes),
-        sent: this.countSent,
-      });
+      await this.respond(req, res, file, flight.size ?? 0, undefined, (bytes) =>
+        flight.waitFor(bytes),
+      );
       return true;
     } finally {
       this.leave(flight);
@@ -736,17 +795,31 @@ class ImageServerImpl implements ImageServer {
   }
 
   /**
-   * Writes the status and headers for a GET or HEAD of `size` bytes.
-   * @returns the byte range to send, or `undefined` when the response is complete
+   * Answers a GET or HEAD of the `size` bytes of `file`: its preconditions, then the whole file,
+   * one range, or several (multipart/byteranges, as nginx answers them).
    */
-  private respondHeaders(
+  private async respond(
     req: IncomingMessage,
     res: ServerResponse,
+    file: FileHandle,
     size: number,
     etag: string | undefined,
-  ): [number, number] | undefined {
+    ready?: (bytes: number) => Promise<void>,
+  ): Promise<void> {
+    // RFC 9110 §13.2.2: If-Match, then If-None-Match, then If-Range with Range.
+    const ifMatch = req.headers['if-match'];
+    if (ifMatch !== undefined && !matchesEtag(ifMatch, etag, 'strong')) {
+      plain(res, 412, 'precondition failed');
+      return;
+    }
+    const ifNoneMatch = req.headers['if-none-match'];
+    if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag, 'weak')) {
+      if (etag !== undefined) res.setHeader('etag', etag);
+      res.writeHead(304).end();
+      return;
+    }
     const ifRange = req.headers['if-range'];
-    const range = parseRange(
+    const ranges = parseRanges(
       req.headers.range,
       Array.isArray(ifRange) ? ifRange[0] : ifRange,
       etag ?? '',
@@ -754,23 +827,43 @@ class ImageServerImpl implements ImageServer {
     );
     res.setHeader('accept-ranges', 'bytes');
     if (etag !== undefined) res.setHeader('etag', etag);
-    res.setHeader('content-type', 'application/octet-stream');
-    if (range === 'unsatisfiable') {
+    if (ranges === 'unsatisfiable') {
       res.setHeader('content-range', `bytes */${String(size)}`);
       plain(res, 416, 'range not satisfiable');
-      return undefined;
+      return;
     }
-    const [start, end] = range ?? [0, size - 1];
-    res.statusCode = range ? 206 : 200;
-    if (range)
-      res.setHeader('content-range', `bytes ${String(start)}-${String(end)}/${String(size)}`);
-    const length = size === 0 ? 0 : end - start + 1;
-    res.setHeader('content-length', length);
-    if (req.method === 'HEAD' || length === 0) {
+    const head = req.method === 'HEAD';
+    if (ranges === undefined || ranges.length === 1) {
+      const [start, end] = ranges?.[0] ?? [0, size - 1];
+      res.statusCode = ranges ? 206 : 200;
+      res.setHeader('content-type', 'application/octet-stream');
+      if (ranges)
+        res.setHeader('content-range', `bytes ${String(start)}-${String(end)}/${String(size)}`);
+      const length = size === 0 ? 0 : end - start + 1;
+      res.setHeader('content-length', length);
+      if (!head && length > 0) await sendRange(file, res, start, end, this.sender, ready);
       res.end();
-      return undefined;
+      return;
     }
-    return [start, end];
+    const boundary = randomBytes(12).toString('hex');
+    const partHead = ([start, end]: [number, number]) =>
+      `\r\n--${boundary}\r\ncontent-type: application/octet-stream\r\n` +
+      `content-range: bytes ${String(start)}-${String(end)}/${String(size)}\r\n\r\n`;
+    const tail = `\r\n--${boundary}--\r\n`;
+    let length = Buffer.byteLength(tail);
+    for (const range of ranges)
+      length += Buffer.byteLength(partHead(range)) + range[1] - range[0] + 1;
+    res.statusCode = 206;
+    res.setHeader('content-type', `multipart/byteranges; boundary=${boundary}`);
+    res.setHeader('content-length', length);
+    if (!head) {
+      for (const range of ranges) {
+        await sendText(res, partHead(range), this.sender);
+        await sendRange(file, res, range[0], range[1], this.sender, ready);
+      }
+      await sendText(res, tail, this.sender);
+    }
+    res.end();
   }
 
   private openBlob(sha256: string): Promise<FileHandle> {
@@ -784,7 +877,6 @@ class ImageServerImpl implements ImageServer {
   }
 }
 
-/** A short text answer. */
 /** Writes all of `chunk` at `position`: a write to a nearly full disk may take only part. */
 async function writeFully(file: FileHandle, chunk: Buffer, position: number): Promise<void> {
   for (let done = 0; done < chunk.length;) {
@@ -794,36 +886,69 @@ async function writeFully(file: FileHandle, chunk: Buffer, position: number): Pr
   }
 }
 
+/** A short text answer. */
 function plain(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { 'content-type': 'text/plain' });
   res.end(`${text}\n`);
 }
 
+/** More ranges than this in one request are ignored, as nginx's `max_ranges` does. */
+const MAX_RANGES = 16;
+
 /**
- * One `bytes=` range as [start, end] (inclusive), `undefined` to serve the whole file (no
- * Range, a stale If-Range, or several ranges, which RFC 9110 lets a server ignore).
+ * The `bytes=` ranges of a request as [start, end] pairs (inclusive), sorted, with overlapping
+ * and adjacent ones merged (RFC 9110 §15.3.7.2 lets a server coalesce them); `undefined` to
+ * serve the whole file (no Range, an If-Range that is not the current ETag, a Range that is
+ * not `bytes=`, or more than 16 ranges); `'unsatisfiable'` when no range lies in the file.
  */
-export function parseRange(
+export function parseRanges(
   header: string | undefined,
   ifRange: string | undefined,
   etag: string,
   size: number,
-): [number, number] | 'unsatisfiable' | undefined {
+): [number, number][] | 'unsatisfiable' | undefined {
   if (header === undefined) return undefined;
-  if (ifRange !== undefined && ifRange !== etag) return undefined;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match || (match[1] === '' && match[2] === '')) return undefined;
-  let start: number;
-  let end: number;
-  if (match[1] === '') {
-    const suffix = Number(match[2]);
-    if (suffix === 0) return 'unsatisfiable';
-    start = Math.max(0, size - suffix);
-    end = size - 1;
-  } else {
-    start = Number(match[1]);
-    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  if (ifRange !== undefined && (etag === '' || ifRange.trim() !== etag)) return undefined;
+  const set = /^bytes=(.+)$/.exec(header.trim());
+  if (!set) return undefined;
+  const specs = set[1]!.split(',').map((spec) => /^(\d*)-(\d*)$/.exec(spec.trim()));
+  if (specs.length > MAX_RANGES) return undefined;
+  const ranges: [number, number][] = [];
+  for (const spec of specs) {
+    if (!spec || (spec[1] === '' && spec[2] === '')) return undefined;
+    if (spec[1] === '') {
+      const suffix = Number(spec[2]);
+      if (suffix > 0 && size > 0) ranges.push([Math.max(0, size - suffix), size - 1]);
+      continue;
+    }
+    const start = Number(spec[1]);
+    const end = spec[2] === '' ? size - 1 : Math.min(Number(spec[2]), size - 1);
+    if (start < size && start <= end) ranges.push([start, end]);
   }
-  if (start >= size || start > end) return 'unsatisfiable';
-  return [start, end];
+  if (ranges.length === 0) return 'unsatisfiable';
+  ranges.sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [ranges[0]!];
+  for (const [start, end] of ranges.slice(1)) {
+    const last = merged[merged.length - 1]!;
+    if (start <= last[1] + 1) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  return merged;
+}
+
+/**
+ * Whether an If-Match or If-None-Match header names the current ETag (`undefined` while the
+ * image is being downloaded: only `*` matches then). If-Match compares strongly, If-None-Match
+ * weakly (RFC 9110 §8.8.3.2), as nginx does.
+ */
+function matchesEtag(
+  header: string,
+  etag: string | undefined,
+  comparison: 'strong' | 'weak',
+): boolean {
+  if (header.trim() === '*') return true;
+  if (etag === undefined) return false;
+  for (const [, weak, tag] of header.matchAll(/(W\/)?("[^"]*")/g))
+    if (tag === etag && (comparison === 'weak' || weak === undefined)) return true;
+  return false;
 }

@@ -1,4 +1,5 @@
-export { ImageSourceError, parseRange, startImageServer } from './image-server.js';
+export { parseRanges, startImageServer } from './image-server.js';
+export { ImageSourceError } from './image-source.js';
 export type { ImageServer, ImageServerOptions, ImageServerStats } from './image-server.js';
 export { imageRef, signImageToken, verifyImageToken } from './image-token.js';
 export type { ImageTokenClaims } from './image-token.js';

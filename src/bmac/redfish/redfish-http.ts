@@ -4,8 +4,8 @@
  * flight, retries with backoff, ETag/If-Match with the 412 fallbacks, and 202 task monitors.
  * The operations (what to GET, PATCH or POST) live in UndiciRedfishClient.
  */
-import { Pool } from 'undici';
-import type { Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type { Dispatcher, Pool as UndiciPool } from 'undici';
 import type { Clock } from '../../shared/clock.js';
 import { systemClock } from '../../shared/clock.js';
 import { RedfishError, RedfishErrorCode, parseErrorBody, redactSecrets } from './errors.js';
@@ -18,6 +18,16 @@ import {
 } from './retry-policy.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { ServiceRoot, Task } from './types.js';
+
+// undici's Pool and request API without undici's index, which also installs its Agent as the
+// dispatcher of every `fetch` in the process (undici/lib/global.js): importing this module has
+// no process-wide effect. The API is mixed into undici's dispatchers as its index does it.
+const load = createRequire(import.meta.url);
+Object.assign(
+  (load('undici/lib/dispatcher/dispatcher.js') as { prototype: object }).prototype,
+  load('undici/lib/api/index.js'),
+);
+const Pool = load('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
 
 /** BMC credentials. Never logged, never put in an error. */
 export interface RedfishCredentials {
