@@ -2,37 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type GoYamlReading, goYaml11Reading } from '../../src/shared/go-yaml-reading.js';
 import { goYamlReader, readWithGo, resolveWithGo } from '../support/go-yaml-reader.js';
 import { randomStrings, rng } from '../support/random.js';
-
-/** Every resolver form of YAML 1.1 and its Go spellings, and near misses of each. */
-export const YAML11_FORMS: readonly string[] = [
-  // booleans and null, with case variants that are not in the tables
-  ...['y', 'Y', 'yes', 'Yes', 'YES', 'yES', 'n', 'N', 'no', 'No', 'NO', 'nO'],
-  ...['on', 'On', 'ON', 'oN', 'off', 'Off', 'OFF', 'oFF', 'true', 'True', 'TRUE', 'tRUE'],
-  ...['false', 'False', 'FALSE', 'fALSE', '~', 'null', 'Null', 'NULL', 'nULL', ''],
-  // integers: signs, bases, prefixes in either case, underscores anywhere
-  ...['0', '00', '-0', '+0', '17', '017', '08', '0_8', '09', '1_000', '1__0', '1_', '_1', '+_1'],
-  ...['0x1F', '0X1F', '+0x1F', '-0x1F', '0xFF_FF', '0x_1F', '0x', '0x_', '0xG', '0x1F_'],
-  ...['0o17', '0O17', '+0o17', '-0o17', '0o18', '0o+7', '0o-7', '-0o+7', '0o'],
-  ...['0b101', '0B101', '+0b101', '-0b101', '0b_1', '0b102', '0b+1', '0b-1', '-0b-1', '0b'],
-  ...['9223372036854775807', '9223372036854775808', '-9223372036854775808', '-9223372036854775809'],
-  ...['18446744073709551615', '18446744073709551616', '+9223372036854775808'],
-  ...['0xFFFFFFFFFFFFFFFF', '0x1FFFFFFFFFFFFFFFF', '-0x8000000000000000', '-0x8000000000000001'],
-  // base 60 (YAML 1.1; Go reads these as strings)
-  ...['1:20', '190:20:30', '-1:20', '+1:20:30.5', '1:60'],
-  // floats
-  ...['1.0', '1.', '.5', '+.5', '-.5', '1e3', '1E3', '1e+3', '1e-3', '-1.5e+3', '1_000.5'],
-  ...['685.230_15e+03', '685_230.15', '1e3_', '1.5e_3', '1e400', '-1e400', '1e-400', '.5e400'],
-  ...['.5_0', '._5', '.5_', '.5e3_3', '.5e_3', '.e5', '.', '..', '.5.', '1.2.3', '0x1p-2'],
-  ...['.inf', '.Inf', '.INF', '+.inf', '-.Inf', '+.INF', '.iNF', '.nan', '.NaN', '.NAN', '.nAN'],
-  ...['inf', 'Inf', '-inf', 'NaN', 'nan', 'Infinity', '+Infinity'],
-  // timestamps
-  ...['2001-12-14', '2001-1-2', '2001-12-14t21:59:43.10-05:00', '2001-12-14T21:59:43Z'],
-  ...['2001-12-14 21:59:43.10', '2001-12-14  2:59:43', '2001-12-14 21:59:43.10 -5', '2002-02-29'],
-  ...['2000-02-29', '2001-13-01', '2001-12-32', '2001-12-14T24:00:00Z', '2001-12-14T23:59:60Z'],
-  ...['2001-12-14T21:59:43+25:00', '2001-12-14T21:59:43+24:60', '2001-12-14T1:2:3,5Z', '20011-1-1'],
-  // other YAML 1.1 keys and indicators
-  ...['<<', '=', '!', '!!str', '-', '+', '+ 1', '- 1'],
-];
+import { YAML11_FORMS } from '../support/yaml11-forms.js';
 
 /** What the Go resolvers say, combined as goYaml11Reading answers: a non-string kind wins. */
 function expectedReading(go: { v2: string; v3: string }): GoYamlReading | 'disagree' {
