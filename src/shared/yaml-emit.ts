@@ -90,11 +90,16 @@ function writeBlock(value: Collection, indent: number, out: string[], first: str
   for (const key of Object.keys(record).sort()) {
     const item = record[key];
     if (item === undefined) continue;
-    out.push(lead, plainKey(key), ':');
+    const rendered = plainKey(key);
+    // An implicit key ends within 1024 characters in YAML; a longer one needs `? key` / `:`.
+    if (rendered.length < IMPLICIT_KEY_LIMIT) out.push(lead, rendered, ':');
+    else out.push(lead, '? ', rendered, '\n', pad(indent), ':');
     child(item, indent + 2, out, false);
     lead = pad(indent);
   }
 }
+
+const IMPLICIT_KEY_LIMIT = 1024;
 
 /** Writes the value after `key:` or `-`. */
 function child(item: unknown, indent: number, out: string[], inSequence: boolean): void {

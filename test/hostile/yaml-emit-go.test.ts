@@ -113,6 +113,21 @@ describe('emitted YAML read by Go YAML 1.1 readers (sigs.k8s.io/yaml, yaml.v2, y
     expect(misreads(texts.flatMap(documentsFor))).toEqual(none);
   });
 
+  it('writes keys past the 1,024-character limit of implicit keys so that they can be read', () => {
+    const keys = [
+      'a'.repeat(1023),
+      'a'.repeat(1024),
+      '0x1F'.repeat(500),
+      'é'.repeat(2000),
+      '\t'.repeat(600),
+    ];
+    const values = ['v', 'two\nlines\n', { nested: ['x', { k: 'y' }] }, ['item'], {}, []];
+    const documents = keys.flatMap((key) =>
+      values.map((value) => ({ outer: { [key]: value }, list: [{ [key]: value }] })),
+    );
+    expect(misreads(documents)).toEqual(none);
+  });
+
   it('keeps ordinary strings plain, as the golden files show them', () => {
     const ordinary = {
       name: 'du-sno-1',
