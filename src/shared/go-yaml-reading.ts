@@ -62,26 +62,33 @@ const RESOLVE_MAP = new Map<string, GoYamlReading>([
  * syntax, a YAML-style float, or the `0b`/`0o` forms that the resolvers retry by hand.
  */
 function numberReading(text: string): GoYamlReading {
-  if (isGoTimestamp(text)) return 'timestamp';
+  // Most such text (addresses, versions, CIDRs) has a character no number or time can have;
+  // the emitter asks about every distinct string of a fleet, so settle those at once.
+  if (!NUMBER_OR_TIME_ALPHABET.test(text)) return 'string';
+  if (text.charCodeAt(4) === 0x2d && isGoTimestamp(text)) return 'timestamp'; // YYYY-
   const plain = text.includes('_') ? text.replace(/_/g, '') : text;
   if (fitsGoInt(plain)) return 'int';
   if (YAML_STYLE_FLOAT.test(plain) && Number.isFinite(Number(plain))) return 'float';
   // yaml.v2 and v3 retry `0b` with strconv.ParseInt(rest, 2), which takes a sign after the
   // prefix (`0b+1`, `0b-1`); yaml.v3 does the same for `0o` (`0o+7`).
-  for (const [prefix, base] of [
-    ['0b', 2],
-    ['0o', 8],
-  ] as const) {
-    if (plain.startsWith(prefix)) {
-      const rest = plain.slice(2);
-      const sign = rest.startsWith('+') || rest.startsWith('-') ? rest.charAt(0) : '';
-      if (fitsGoInt(rest.slice(sign.length), base, sign)) return 'int';
-    } else if (plain.startsWith(`-${prefix}`) && fitsGoInt(plain.slice(3), base, '-')) {
-      return 'int';
-    }
+  const negative = plain.startsWith('-');
+  const prefix = plain.slice(negative ? 1 : 0, negative ? 3 : 2);
+  const base = prefix === '0b' ? 2 : prefix === '0o' ? 8 : undefined;
+  if (base === undefined) return 'string';
+  let rest = plain.slice(negative ? 3 : 2);
+  let sign = negative ? '-' : '';
+  if (!negative && (rest.startsWith('+') || rest.startsWith('-'))) {
+    sign = rest.charAt(0);
+    rest = rest.slice(1);
   }
-  return 'string';
+  return fitsGoInt(rest, base, sign) ? 'int' : 'string';
 }
+
+/**
+ * Every character that a Go integer (after its underscores are dropped: signs, `0x`/`0o`/`0b`,
+ * hex digits), a YAML-style float or a timestamp (`2001-12-14t21:59:43,10 +05:00Z`) can hold.
+ */
+const NUMBER_OR_TIME_ALPHABET = /^[-+0-9a-fA-FoOxX_.:, tTZ]*$/;
 
 /** yaml.v2/v3's `yamlStyleFloat`: decimal floats only, no `inf`, `nan` or hex. */
 const YAML_STYLE_FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
