@@ -1,7 +1,7 @@
 /**
  * How Go's YAML readers type a plain (unquoted) scalar.
  *
- * The API server, kubectl and Argo CD read manifests with sigs.k8s.io/yaml, which is yaml.v2: a
+ * The API server, kubectl and Argo CD read manifests with sigs.k8s.io/yaml, built on yaml.v2: a
  * YAML 1.1 resolver, where `yes`, `on`, `0X1F`, `+0x1F`, `0x_1F` and `1_000` are not strings.
  * siteconfig-generator reads with yaml.v3, which keeps YAML 1.1's numbers but not its booleans.
  * The `yaml` npm package (YAML 1.2) agrees with neither, so a writer that checks only against it
@@ -27,7 +27,8 @@ export type GoYamlReading = 'string' | 'bool' | 'int' | 'float' | 'null' | 'time
  * answer.
  *
  * Pure and cheap: most text is settled by its first character. A validation rule can use it to
- * flag input that Go tooling would read differently, e.g. `installConfigOverrides: on`.
+ * flag input that Go tooling would read differently, e.g. a label value `du: yes`, which our
+ * YAML 1.2 reader keeps as text while kubectl and the API server read a boolean.
  */
 export function goYaml11Reading(plain: string): GoYamlReading {
   if (plain === '') return 'null';
