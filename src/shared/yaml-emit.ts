@@ -4,12 +4,20 @@
  *
  * Written for throughput: the `yaml` library's stringify costs seconds for the ~35k objects of a
  * 3,500-site fleet. Output is plain block YAML with 2-space indentation; multi-line strings use
- * literal block scalars; anything that a plain scalar could misread is double-quoted.
+ * literal block scalars; anything that a plain scalar could misread is quoted. "Misread" means by
+ * any reader the output meets: the `yaml` package (YAML 1.2) and Go's YAML 1.1 readers, which
+ * are what the API server, kubectl, Argo CD and siteconfig-generator use.
  */
+import { goYaml11Reading } from './go-yaml-reading.js';
 
 /** Serialises one value as a YAML document body (no `---`), ending with a newline. */
 export function emitYaml(value: unknown): string {
-  if (!isCollection(value) || isEmptyCollection(value)) return `${scalar(value, 0)}\n`;
+  if (!isCollection(value) || isEmptyCollection(value)) {
+    // A literal block at the top level still needs indented content: libyaml-based readers
+    // (Go's among them) require at least one space.
+    const text = scalar(value, 2);
+    return text.endsWith('\n') ? text : `${text}\n`;
+  }
   // Pieces are collected and joined once: the result is one flat string, where concatenation
   // would leave a rope of thousands of nodes per document alive until it is written.
   const out: string[] = [];
@@ -82,11 +90,16 @@ function writeBlock(value: Collection, indent: number, out: string[], first: str
   for (const key of Object.keys(record).sort()) {
     const item = record[key];
     if (item === undefined) continue;
-    out.push(lead, plainKey(key), ':');
+    const rendered = plainKey(key);
+    // An implicit key ends within 1024 characters in YAML; a longer one needs `? key` / `:`.
+    if (rendered.length < IMPLICIT_KEY_LIMIT) out.push(lead, rendered, ':');
+    else out.push(lead, '? ', rendered, '\n', pad(indent), ':');
     child(item, indent + 2, out, false);
     lead = pad(indent);
   }
 }
+
+const IMPLICIT_KEY_LIMIT = 1024;
 
 /** Writes the value after `key:` or `-`. */
 function child(item: unknown, indent: number, out: string[], inSequence: boolean): void {
@@ -102,14 +115,20 @@ function child(item: unknown, indent: number, out: string[], inSequence: boolean
 }
 
 const PLAIN_START = /^[A-Za-z0-9_./=+(]/;
-// eslint-disable-next-line no-control-regex
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
 /**
- * Plain scalars that a YAML 1.2 reader or a YAML 1.1 reader (Go's yaml.v2, PyYAML) would not
- * read back as the same string: null, booleans, numbers, sexagesimals, timestamps.
+ * Characters that only a double-quoted escape carries safely: controls, the line breaks of
+ * YAML 1.1 (NEL, U+2028, U+2029), the byte-order mark, and the non-characters U+FFFE/U+FFFF
+ * that libyaml-based readers refuse as "control characters".
+ */
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/;
+/**
+ * Plain scalars that a YAML 1.2 reader or another YAML 1.1 reader (PyYAML) would not read back
+ * as the same string: null, booleans, numbers, sexagesimals, timestamps, the value key `=`.
+ * Go's readers are asked separately (goYaml11Reading), to the letter of their resolvers.
  */
 const SPECIAL_PLAIN =
-  /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|y|Y|n|N|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+|0b[01_]+|[-+]?\.[0-9]+(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}.*)$/;
+  /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|y|Y|n|N|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|=|[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+|0b[01_]+|[-+]?\.[0-9]+(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}.*)$/;
 
 /** True when `text` reads back as the same string when written without quotes. */
 function isPlainSafe(text: string): boolean {
@@ -120,7 +139,10 @@ function isPlainSafe(text: string): boolean {
     !text.includes(' #') &&
     !text.endsWith(':') &&
     !text.endsWith(' ') &&
-    !SPECIAL_PLAIN.test(text)
+    // `...` then a space or the end ends the document when it starts a line (a top-level key).
+    !(text.startsWith('...') && (text.length === 3 || text[3] === ' ')) &&
+    !SPECIAL_PLAIN.test(text) &&
+    goYaml11Reading(text) === 'string'
   );
 }
 
@@ -162,7 +184,7 @@ function quote(text: string): string {
   // Single quotes keep JSON values readable; they cannot carry escapes or line breaks.
   if (!UNPRINTABLE.test(text)) return `'${text.replace(/'/g, "''")}'`;
   // JSON strings are valid YAML double-quoted scalars; escape what JSON leaves raw but YAML forbids.
-  return JSON.stringify(text).replace(/[\u007f-\u009f\u2028\u2029\ufeff]/g, (c) => {
+  return JSON.stringify(text).replace(/[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g, (c) => {
     return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
   });
 }
@@ -172,8 +194,14 @@ function canBeLiteral(text: string): boolean {
   // spaces before content would change the detected indentation.
   if (UNPRINTABLE.test(text.replace(/[\n\t]/g, ''))) return false;
   // Lines of only spaces would be misread, and a leading space or empty line would need an
-  // indentation indicator; quote those instead.
-  return !/(^|\n) +(\n|$)/.test(text) && !text.startsWith(' ') && !text.startsWith('\n');
+  // indentation indicator; quote those instead. So would a leading tab: Go's readers take it
+  // for indentation and refuse the document.
+  return (
+    !/(^|\n) +(\n|$)/.test(text) &&
+    !text.startsWith(' ') &&
+    !text.startsWith('\n') &&
+    !text.startsWith('\t')
+  );
 }
 
 function literal(text: string, indent: number): string {

@@ -109,6 +109,23 @@ describe('emitYaml', () => {
     );
   });
 
+  it('quotes strings that Go YAML 1.1 readers (the API server, kubectl, Argo CD) read as numbers', () => {
+    const texts = ['0X1F', '+0x1F', '0xFF_FF', '0x_1F', '+0o17', '+0b101', '+_1', '1e3_', '0b+1'];
+    expect(emitYaml(texts)).toBe(texts.map((t) => `- '${t}'\n`).join(''));
+  });
+
+  it('quotes text whose first line starts with a tab, which Go refuses as a literal block', () => {
+    expect(emitYaml({ a: '\tindented\nnext' })).toBe('a: "\\tindented\\nnext"\n');
+  });
+
+  it('indents a literal block at the top of a document, as libyaml-based readers require', () => {
+    expect(emitYaml('line1\nline2\n')).toBe('|\n  line1\n  line2\n');
+  });
+
+  it('quotes `...` where it would end the document', () => {
+    expect(emitYaml({ '... x': '...' })).toBe("'... x': '...'\n");
+  });
+
   it('writes a --- separated stream', () => {
     const stream = emitYamlStream([{ a: 1 }, { b: [1] }]);
     expect(parseAllDocuments(stream).map((d) => d.toJS() as unknown)).toEqual([
