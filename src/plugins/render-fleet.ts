@@ -1,6 +1,7 @@
 /**
- * The one generation path shared by every edge (the CLI, the Argo CD plugin): validate input
- * files, compile each valid site as soon as it is checked, and render its objects to YAML.
+ * The one generation path shared by every edge (the CLI, the Argo CD plugin): validate every
+ * input file first, then compile and render the valid sites' clusters one at a time, in the
+ * order of their names, so that an edge can write each cluster out before it renders the next.
  */
 import { compareIssues, formatIssue } from '../shared/errors.js';
 import type { InputIssue } from '../shared/errors.js';
@@ -11,17 +12,19 @@ import { packagedExtraManifests } from './packaged-extra-manifests.js';
 import {
   compileClusterInstance,
   compileSiteConfig,
+  conversionWarnings,
   loadSiteConfigs,
   NodeTemplateKinds,
   renderClusterInstance,
   renderClusterInstances,
 } from '../siteconfig/index.js';
 import type { ClusterInstance } from '../siteconfig/cluster-instance/index.js';
-import type { SiteResources } from '../siteconfig/resources.js';
 import { locateWarnings } from './conversion-issues.js';
 import type { DocumentWarning } from './conversion-issues.js';
 import type {
   CompiledCluster,
+  LoadedClusterInstance,
+  LoadedSiteConfig,
   Manifest,
   SecretSource,
   SiteConfig,
@@ -91,88 +94,168 @@ export interface RenderResult {
 }
 
 /**
- * Validates and renders a fleet. A fleet of thousands of sites costs little more memory than
- * its output, because each site is compiled and rendered right after it is checked.
+ * A fleet checked in full, whose clusters are compiled and rendered only when asked for, one at
+ * a time: what `generate` streams. Every issue, also a cross-document one found in the last
+ * file, is known before the first cluster is rendered, so a caller that writes nothing when
+ * `issues` has errors never writes half a fleet.
+ */
+export interface FleetPlan {
+  /** SiteConfig and ClusterInstance documents read. */
+  readonly siteCount: number;
+  /** How many of them are ClusterInstances. */
+  readonly clusterInstanceCount: number;
+  /** Every issue of the input; rendering adds none. */
+  readonly issues: InputIssue[];
+  /** The selected clusters of the valid documents, sorted: the order `render` yields them in. */
+  readonly clusterNames: readonly string[];
+  /**
+   * Compiles and renders the clusters in `clusterNames` order. Only the cluster yielded is
+   * held (with the other selected clusters of its SiteConfig until they are yielded), so a
+   * caller that writes each one out keeps the memory of a fleet flat. Empty documents when
+   * validateOnly.
+   */
+  render(): Generator<RenderedCluster, void, undefined>;
+}
+
+/** A valid document whose clusters are rendered later, with those that were selected. */
+type PendingSite =
+  | {
+      readonly kind: 'siteConfig';
+      readonly loaded: LoadedSiteConfig;
+      readonly selected: readonly string[];
+    }
+  | { readonly kind: 'clusterInstance'; readonly loaded: LoadedClusterInstance };
+
+/**
+ * Validates and renders a fleet, holding its whole output: for apply and check, which need
+ * every object at once, and for small inputs. `generate` streams through {@link planFleet}.
  */
 export function renderFleet(
   files: readonly SourceFile[],
   options: RenderOptions = {},
 ): RenderResult {
-  const clusters: RenderedCluster[] = [];
+  const plan = planFleet(files, options);
+  return {
+    clusters: [...plan.render()],
+    siteCount: plan.siteCount,
+    clusterInstanceCount: plan.clusterInstanceCount,
+    issues: plan.issues,
+  };
+}
+
+/**
+ * Validates every document of a fleet and plans its rendering (see {@link FleetPlan}). What
+ * the plan keeps per site is its parsed SiteConfig and the files it refers to, a small part of
+ * the site's output; rendering parses nothing again.
+ */
+export function planFleet(files: readonly SourceFile[], options: RenderOptions = {}): FleetPlan {
+  const pending: { readonly clusterName: string; readonly site: PendingSite }[] = [];
   let siteCount = 0;
   let clusterInstanceCount = 0;
   const lost: DocumentWarning[] = [];
-  /** A SiteConfig's clusters in the requested format, noting what ClusterInstances lose. */
-  const compiledSite = (
-    site: SiteConfig,
-    resources: SiteResources,
-    at: { readonly file: string; readonly documentIndex: number },
-  ): ReturnType<typeof compileSiteConfig> => {
-    if (options.format !== 'clusterinstance') return compileSiteConfig(site, resources);
-    const rendered = renderClusterInstances(site, resources, {
-      ...(options.templateNamespace ? { templateNamespace: options.templateNamespace } : {}),
-    });
-    for (const warning of rendered.warnings) lost.push({ ...at, warning });
-    return rendered.clusters;
-  };
   const { issues } = loadSiteConfigs(files, {
     ...(options.files ? { files: options.files } : {}),
     ...(options.kustomizationRoot ? { kustomizationRoot: options.kustomizationRoot } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
     defaultExtraManifests: options.defaultExtraManifests ?? packagedExtraManifests(),
-    onClusterInstance: ({ clusterInstance, file, documentIndex }) => {
+    onClusterInstance: (loaded) => {
       siteCount++;
       clusterInstanceCount++;
-      const name = clusterInstance.spec.clusterName;
-      if (!(options.selectCluster?.(name, clusterInstance) ?? true)) return;
-      const compiled =
-        options.format === 'clusterinstance'
-          ? renderClusterInstance(clusterInstance)
-          : compileClusterInstance(clusterInstance);
-      clusters.push({
-        clusterName: name,
-        documents: options.validateOnly ? [] : renderDocuments(compiled.manifests, options),
-        ...(options.withObjects && {
-          objects: compiled.manifests.map((manifest) => ({
-            manifest,
-            source: { file, documentIndex, path: clusterInstancePath(clusterInstance, manifest) },
-          })),
-        }),
-      });
+      const name = loaded.clusterInstance.spec.clusterName;
+      if (!(options.selectCluster?.(name, loaded.clusterInstance) ?? true)) return;
+      pending.push({ clusterName: name, site: { kind: 'clusterInstance', loaded } });
     },
-    onSite: ({ siteConfig, resources, file, documentIndex }) => {
+    onSite: (loaded) => {
       siteCount++;
-      const wanted = (name: string): boolean => options.selectCluster?.(name, siteConfig) ?? true;
-      if (options.validateOnly) {
-        for (const c of siteConfig.spec.clusters)
-          if (wanted(c.clusterName)) clusters.push({ clusterName: c.clusterName, documents: [] });
-        return;
-      }
-      for (const cluster of compiledSite(siteConfig, resources, { file, documentIndex })) {
-        if (!wanted(cluster.clusterName)) continue;
-        clusters.push({
-          clusterName: cluster.clusterName,
-          documents: cluster.manifests
-            .map((m) => (options.redact ? redactSecret(m) : m))
-            .map((m) => ({
-              fileName: `${m.kind.toLowerCase()}_${m.metadata.name}.yaml`,
-              yaml: emitYaml(m),
-            })),
-          ...(options.withObjects && {
-            objects: withSources(cluster, siteConfig, { file, documentIndex }),
-          }),
-        });
-      }
+      const { siteConfig, file, documentIndex } = loaded;
+      // What a ClusterInstance cannot carry is known from the SiteConfig alone: reported now,
+      // with every other issue, and not when the cluster is rendered.
+      if (options.format === 'clusterinstance' && !options.validateOnly)
+        for (const warning of conversionWarnings(siteConfig))
+          if (warning.rendered === 'lost') lost.push({ file, documentIndex, warning });
+      const selected = siteConfig.spec.clusters
+        .map((c) => c.clusterName)
+        .filter((name) => options.selectCluster?.(name, siteConfig) ?? true);
+      const site: PendingSite = { kind: 'siteConfig', loaded, selected };
+      for (const clusterName of selected) pending.push({ clusterName, site });
     },
   });
-  clusters.sort((a, b) =>
+  // Stable: the order of the input among equal names, as before streaming.
+  pending.sort((a, b) =>
     a.clusterName < b.clusterName ? -1 : a.clusterName > b.clusterName ? 1 : 0,
   );
   return {
-    clusters,
     siteCount,
     clusterInstanceCount,
     issues: lost.length > 0 ? [...issues, ...locateWarnings(files, lost)] : issues,
+    clusterNames: pending.map((p) => p.clusterName),
+    *render() {
+      /** Selected clusters of SiteConfigs with several, compiled and not yet yielded. */
+      const waiting = new Map<LoadedSiteConfig, Map<string, CompiledCluster>>();
+      for (const { clusterName, site } of pending) {
+        if (options.validateOnly) yield { clusterName, documents: [] };
+        else if (site.kind === 'clusterInstance') yield renderedInstance(site.loaded, options);
+        else {
+          let compiled = waiting.get(site.loaded);
+          if (!compiled) {
+            const wanted = new Set(site.selected);
+            compiled = new Map(
+              compiledSite(site.loaded, options)
+                .filter((c) => wanted.has(c.clusterName))
+                .map((c) => [c.clusterName, c]),
+            );
+            waiting.set(site.loaded, compiled);
+          }
+          const cluster = compiled.get(clusterName);
+          compiled.delete(clusterName);
+          if (compiled.size === 0) waiting.delete(site.loaded);
+          if (!cluster) throw new Error(`internal: ${clusterName} was not compiled`);
+          yield {
+            clusterName,
+            documents: renderDocuments(cluster.manifests, options),
+            ...(options.withObjects && {
+              objects: withSources(cluster, site.loaded.siteConfig, {
+                file: site.loaded.file,
+                documentIndex: site.loaded.documentIndex,
+              }),
+            }),
+          };
+        }
+      }
+    },
+  };
+}
+
+/** A SiteConfig's clusters in the requested format. */
+function compiledSite(
+  { siteConfig, resources }: LoadedSiteConfig,
+  options: RenderOptions,
+): CompiledCluster[] {
+  if (options.format !== 'clusterinstance') return compileSiteConfig(siteConfig, resources);
+  // Its warnings were reported by planFleet.
+  return renderClusterInstances(siteConfig, resources, {
+    ...(options.templateNamespace ? { templateNamespace: options.templateNamespace } : {}),
+  }).clusters;
+}
+
+/** A ClusterInstance given as input, rendered in the requested format. */
+function renderedInstance(
+  { clusterInstance, file, documentIndex }: LoadedClusterInstance,
+  options: RenderOptions,
+): RenderedCluster {
+  const compiled =
+    options.format === 'clusterinstance'
+      ? renderClusterInstance(clusterInstance)
+      : compileClusterInstance(clusterInstance);
+  return {
+    clusterName: clusterInstance.spec.clusterName,
+    documents: renderDocuments(compiled.manifests, options),
+    ...(options.withObjects && {
+      objects: compiled.manifests.map((manifest) => ({
+        manifest,
+        source: { file, documentIndex, path: clusterInstancePath(clusterInstance, manifest) },
+      })),
+    }),
   };
 }
 
@@ -211,24 +294,54 @@ export function redactSecret(manifest: Manifest): Manifest {
   };
 }
 
+/** One cluster's part of the `---`-separated YAML stream. */
+export function clusterYaml(cluster: RenderedCluster): string {
+  return cluster.documents.map((doc) => `---\n${doc.yaml}`).join('');
+}
+
 /** The clusters as one `---`-separated YAML stream. */
-export function toYamlStream(clusters: readonly RenderedCluster[]): string {
+export function toYamlStream(clusters: Iterable<RenderedCluster>): string {
   const stream: string[] = [];
-  writeYamlStream(clusters, (text) => stream.push(text));
+  for (const cluster of clusters) stream.push(clusterYaml(cluster));
   return stream.join('');
 }
 
+/** Where a YAML stream goes, one cluster per `write`. */
+export interface StreamSink {
+  readonly write: (text: string) => void;
+  /**
+   * Resolves when the reader has taken what was written (a pipe's `drain`), so that a slow
+   * reader holds back rendering instead of the output piling up in memory; undefined when
+   * there is no need to wait. @default no waiting
+   */
+  readonly drained?: () => Promise<void> | undefined;
+}
+
+/** What was written. */
+export interface StreamCount {
+  readonly clusters: number;
+  readonly objects: number;
+}
+
 /**
- * Writes the clusters as one `---`-separated YAML stream, one cluster per call: a fleet's
- * output is never held twice (as one joined string and its encoded copy).
+ * Writes the clusters as one `---`-separated YAML stream, each as soon as it is rendered
+ * (`clusters` may be a {@link FleetPlan}'s `render()`), waiting for the sink to drain
+ * between clusters.
  */
-export function writeYamlStream(
-  clusters: readonly RenderedCluster[],
-  write: (text: string) => void,
-): void {
+export async function writeYamlStream(
+  clusters: Iterable<RenderedCluster>,
+  sink: StreamSink,
+): Promise<StreamCount> {
+  let count = 0;
+  let objects = 0;
   for (const cluster of clusters) {
-    write(cluster.documents.map((doc) => `---\n${doc.yaml}`).join(''));
+    sink.write(clusterYaml(cluster));
+    count++;
+    objects += cluster.documents.length;
+    const drained = sink.drained?.();
+    if (drained) await drained;
   }
+  return { clusters: count, objects };
 }
 
 /** How issues were judged. */

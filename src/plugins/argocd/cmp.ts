@@ -8,6 +8,8 @@
  * site, bad parameter or empty selection fails the generation with a non-zero exit and
  * `file:line:column` messages on stderr (Argo CD shows them in the Application's conditions),
  * so a half-rendered fleet is never synced and prune never deletes the sites that failed.
+ * Every site is checked before the first byte is written; then the clusters are streamed one
+ * at a time, so the sidecar's memory does not grow with the fleet.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, posix, resolve } from 'node:path';
@@ -19,7 +21,7 @@ import { fsSecretSource } from '../fs-secret-source.js';
 import { fsSiteFiles } from '../fs-site-files.js';
 import { kustomizationRoots } from '../kustomization-root.js';
 import type { SecretSource } from '../../siteconfig/index.js';
-import { renderFleet, reportIssues, toYamlStream } from '../render-fleet.js';
+import { planFleet, renderFleet, reportIssues, writeYamlStream } from '../render-fleet.js';
 import { OutputFormat, readCmpOptions, siteSelection } from './parameters.js';
 import type { BuildEnv } from './parameters.js';
 
@@ -29,6 +31,8 @@ export interface PluginIo {
   readonly cwd: string;
   readonly env: BuildEnv;
   readonly stdout: (text: string) => void;
+  /** Resolves when stdout has taken what was written (see CliIo). @default never waits */
+  readonly stdoutDrained?: () => Promise<void> | undefined;
   readonly stderr: (text: string) => void;
 }
 
@@ -38,14 +42,14 @@ export const MARKER_FILE = '.siteforge';
 const COMMANDS = ['generate', 'discover', 'parameters'] as const;
 
 /** Runs `siteforge argocd <command>`; returns the exit code. Never throws. */
-export function runArgoCdCommand(args: readonly string[], io: PluginIo): number {
+export async function runArgoCdCommand(args: readonly string[], io: PluginIo): Promise<number> {
   const [command, ...rest] = args;
   try {
     if (rest.length > 0 || !COMMANDS.includes(command as (typeof COMMANDS)[number]))
       throw new UsageError(`usage: siteforge argocd ${COMMANDS.join('|')} (no arguments)`);
     switch (command as (typeof COMMANDS)[number]) {
       case 'generate':
-        return generate(io);
+        return await generate(io);
       case 'discover':
         return discover(io);
       case 'parameters':
@@ -110,18 +114,19 @@ export function repoRelative(appPath: string, path: string): string {
   return posix.normalize(posix.join(appPath.replace(/^\/+/, ''), path));
 }
 
-function generate(io: PluginIo): number {
+async function generate(io: PluginIo): Promise<number> {
   const options = readCmpOptions(io.env);
   const selection = siteSelection(options.sites);
   const files = readAppFiles(io);
-  const { clusters, siteCount, issues } = renderFleet(files, {
+  const plan = planFleet(files, {
     format: options.format,
     files: fsSiteFiles(repositoryRoot(io)),
     kustomizationRoot: appKustomizationRoots(io),
     ...secretsOption(io),
     selectCluster: (clusterName, site) => selection.select(clusterName, site.metadata.name),
   });
-  const report = reportIssues(issues, options.strict);
+  const { siteCount } = plan;
+  const report = reportIssues(plan.issues, options.strict);
   if (report.text !== '') io.stderr(report.text);
   const where = io.env['ARGOCD_APP_SOURCE_PATH'] ?? '.';
   if (report.errors > 0)
@@ -134,17 +139,18 @@ function generate(io: PluginIo): number {
     );
   if (options.strict && unmatched.length > 0)
     return refuse(io, `${String(unmatched.length)} sites pattern(s) matched no site (strict)`);
-  if (clusters.length === 0)
+  if (plan.clusterNames.length === 0)
     return refuse(
       io,
       `the sites parameter selects none of the ${String(siteCount)} site(s) in ${where}; an empty output would let Argo CD prune every site`,
     );
-  const stream = toYamlStream(clusters);
-  const objects = clusters.reduce((n, c) => n + c.documents.length, 0);
+  const written = await writeYamlStream(plan.render(), {
+    write: io.stdout,
+    ...(io.stdoutDrained ? { drained: io.stdoutDrained } : {}),
+  });
   io.stderr(
-    `siteforge: ${String(objects)} object(s) for ${String(clusters.length)} cluster(s) from ${String(siteCount)} SiteConfig(s) in ${where}\n`,
+    `siteforge: ${String(written.objects)} object(s) for ${String(written.clusters)} cluster(s) from ${String(siteCount)} SiteConfig(s) in ${where}\n`,
   );
-  io.stdout(stream);
   return ExitCode.Ok;
 }
 

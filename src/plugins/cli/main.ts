@@ -11,15 +11,22 @@ import { ExitCode, reportFailure } from '../exit-code.js';
 import { fsSecretSource } from '../fs-secret-source.js';
 import { fsSiteFiles } from '../fs-site-files.js';
 import { kustomizationRoots } from '../kustomization-root.js';
-import { renderFleet, reportIssues, writeYamlStream } from '../render-fleet.js';
+import { planFleet, reportIssues, writeYamlStream } from '../render-fleet.js';
 import type { RenderedCluster } from '../render-fleet.js';
 import { replaceOutputDir } from './output-dir.js';
+import type { OutputFile } from './output-dir.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
 
 /** Where the CLI writes; injectable for tests. */
 export interface CliIo {
   readonly cwd: string;
   readonly stdout: (text: string) => void;
+  /**
+   * Resolves when stdout has taken what was written (the `drain` of a pipe), or undefined when
+   * it has; `generate` waits for it between clusters, so a slow reader holds back rendering
+   * instead of the output piling up in memory. @default never waits
+   */
+  readonly stdoutDrained?: () => Promise<void> | undefined;
   readonly stderr: (text: string) => void;
   /** The environment the Argo CD and kustomize plugin modes read. @default process.env */
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -217,7 +224,11 @@ function run(args: ParsedArgs, io: CliIo): number | Promise<number> {
   }
 }
 
-function compile(args: ParsedArgs, io: CliIo): number {
+/**
+ * generate and validate. Every site is checked before the first byte is written; then each
+ * cluster is rendered and written out before the next, so memory stays flat as the fleet grows.
+ */
+async function compile(args: ParsedArgs, io: CliIo): Promise<number> {
   if (args.paths.length === 0)
     throw new UsageError(`${String(args.command)} needs at least one file or directory`);
   if (args.output !== undefined && args.command !== 'generate')
@@ -232,7 +243,7 @@ function compile(args: ParsedArgs, io: CliIo): number {
   const files = readInputFiles(listInputFiles(args.paths, io.cwd), io.cwd);
   const validateOnly = args.command === 'validate';
   const secretsDir = args.secretsDir ?? (io.env ?? process.env)['SITEFORGE_SECRETS_DIR'];
-  const { clusters, siteCount, clusterInstanceCount, issues } = renderFleet(files, {
+  const plan = planFleet(files, {
     validateOnly,
     redact: args.redact,
     ...(args.format === 'clusterinstance' ? { format: 'clusterinstance' as const } : {}),
@@ -241,7 +252,8 @@ function compile(args: ParsedArgs, io: CliIo): number {
     kustomizationRoot: kustomizationRoots({ base: io.cwd, fallback: '.' }),
     ...(secretsDir ? { secrets: fsSecretSource(resolve(io.cwd, secretsDir)) } : {}),
   });
-  const report = reportIssues(issues, args.strict);
+  const { siteCount, clusterInstanceCount } = plan;
+  const report = reportIssues(plan.issues, args.strict);
   if (report.text !== '') io.stderr(report.text);
   if (report.errors > 0) {
     io.stderr(
@@ -255,12 +267,15 @@ function compile(args: ParsedArgs, io: CliIo): number {
   }
   if (validateOnly) {
     io.stderr(
-      `siteforge: ${String(siteCount - clusterInstanceCount)} SiteConfig(s), ${clusterInstanceCount > 0 ? `${String(clusterInstanceCount)} ClusterInstance(s), ` : ''}${String(clusters.length)} cluster(s): valid\n`,
+      `siteforge: ${String(siteCount - clusterInstanceCount)} SiteConfig(s), ${clusterInstanceCount > 0 ? `${String(clusterInstanceCount)} ClusterInstance(s), ` : ''}${String(plan.clusterNames.length)} cluster(s): valid\n`,
     );
   } else if (args.output !== undefined) {
-    writeOutputDir(resolve(io.cwd, args.output), clusters);
+    replaceOutputDir(resolve(io.cwd, args.output), outputFiles(plan.render()), 'generate');
   } else {
-    writeYamlStream(clusters, io.stdout);
+    await writeYamlStream(plan.render(), {
+      write: io.stdout,
+      ...(io.stdoutDrained ? { drained: io.stdoutDrained } : {}),
+    });
   }
   return ExitCode.Ok;
 }
@@ -283,10 +298,9 @@ async function kube(command: 'apply' | 'check', args: ParsedArgs, io: CliIo): Pr
   });
 }
 
-/** Writes one file per object under DIR/<cluster>/<kind>_<name>.yaml, replacing DIR as a whole. */
-function writeOutputDir(dir: string, clusters: readonly RenderedCluster[]): void {
-  const files = clusters.flatMap(({ clusterName, documents }) =>
-    documents.map(({ fileName, yaml }) => ({ path: join(clusterName, fileName), text: yaml })),
-  );
-  replaceOutputDir(dir, files, 'generate');
+/** The files of `generate -o DIR`, DIR/<cluster>/<kind>_<name>.yaml, as the clusters render. */
+function* outputFiles(clusters: Iterable<RenderedCluster>): Generator<OutputFile> {
+  for (const { clusterName, documents } of clusters)
+    for (const { fileName, yaml } of documents)
+      yield { path: join(clusterName, fileName), text: yaml };
 }

@@ -16,8 +16,12 @@ export interface OutputFile {
   readonly text: string;
 }
 
-/** Replaces `dir` with exactly `files`; `command` names the writer in the marker file. */
-export function replaceOutputDir(dir: string, files: readonly OutputFile[], command: string): void {
+/**
+ * Replaces `dir` with exactly `files`; `command` names the writer in the marker file. Each file
+ * is written as `files` yields it (generate renders them one cluster at a time), and `dir` is
+ * swapped only once the last one is written: an error on the way leaves `dir` as it was.
+ */
+export function replaceOutputDir(dir: string, files: Iterable<OutputFile>, command: string): void {
   if (existsSync(dir) && readdirSync(dir).length > 0 && !existsSync(join(dir, OUTPUT_MARKER))) {
     throw new UsageError(
       `${dir} exists and was not written by siteforge; choose an empty or new directory`,
