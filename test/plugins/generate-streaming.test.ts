@@ -139,7 +139,11 @@ describe('the Argo CD plugin streams the fleet', () => {
     const { io, stdout, stderr, read } = slowReader(app);
     const run = runArgoCdCommand(['generate'], io);
     expect(stdout).toHaveLength(1);
-    for (let i = 0; i < NAMES.length; i++) await read();
+    for (const name of NAMES.slice(1)) {
+      await read();
+      expect(stdout.at(-1)).toContain(`name: ${name}`);
+    }
+    await read();
     expect(await run).toBe(0);
     expect(stdout).toHaveLength(NAMES.length);
     expect(stdout.join('')).toBe(expectedStream(app));
@@ -168,7 +172,9 @@ describe('generate -o DIR, written as the clusters render', () => {
       yield { path: 'alpha/namespace_alpha.yaml', text: 'new\n' };
       throw new Error('the disk is full');
     }
-    expect(() => replaceOutputDir(dir, failing(), 'generate')).toThrow('the disk is full');
+    expect(() => {
+      replaceOutputDir(dir, failing(), 'generate');
+    }).toThrow('the disk is full');
     expect(readFileSync(join(dir, 'alpha', 'namespace_alpha.yaml'), 'utf8')).toBe('old\n');
     expect(readdirSync(join(dir, '..'))).toEqual(['out']);
   });
