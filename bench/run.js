@@ -1,6 +1,7 @@
 // `npm run bench`: prints the compiler's figures. Each run is a whole `siteforge generate DIR`
 // process (start-up included), timed and measured for peak RSS by a Python parent through
-// getrusage(RUSAGE_CHILDREN). Timing lives here, never in tests.
+// getrusage(RUSAGE_CHILDREN); the `memory:` lines compare the peak RSS of the smallest and the
+// largest fleet. Timing lives here, never in tests.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,7 +75,7 @@ try {
       });
       const objects = output.split('\n---\n').length;
       const { wall, rss } = measure([process.execPath, cli, 'generate', dir]);
-      rows.push({ n, wall });
+      rows.push({ n, wall, rss });
       console.log(
         `${String(n).padStart(5)}  ${String(objects).padStart(7)}  ${(output.length / 1e6).toFixed(0).padStart(4)} MB  ${wall.toFixed(3).padStart(8)} s          ${String(Math.round(n / wall)).padStart(6)}   ${rss.toFixed(0)} MB`,
       );
@@ -84,6 +85,11 @@ try {
       const marginal = (b.wall - a.wall) / (b.n - a.n);
       console.log(
         `marginal cost ${(marginal * 1000).toFixed(3)} ms/site between ${a.n} and ${b.n} sites (linear if the per-site cost of each size is close to it)`,
+      );
+      // generate streams (validate every site, then render and write one cluster at a time):
+      // memory should hardly grow with the fleet.
+      console.log(
+        `memory: peak RSS ${b.rss.toFixed(0)} MB at ${b.n} sites, ${a.rss.toFixed(0)} MB at ${a.n} sites, ratio ${(b.rss / a.rss).toFixed(2)}; time ${b.wall.toFixed(3)} s and ${a.wall.toFixed(3)} s  [target <= 150 MB at 3,500 sites, ratio <= 1.3]`,
       );
     }
   }
