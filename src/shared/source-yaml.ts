@@ -13,6 +13,7 @@
 import { createRequire } from 'node:module';
 import type * as YamlModule from 'yaml';
 import type { Document, LineCounter as LineCounterType, Node as YamlNode } from 'yaml';
+import type { Limits } from './limits.js';
 
 /** A 1-based line and column in a source file. */
 export interface SourcePos {
@@ -69,6 +70,8 @@ export interface ParseOptions {
    * @default true
    */
   readonly locations?: boolean;
+  /** The run's limits (aliases, nesting depth). @default defaultLimits */
+  readonly limits?: Limits;
 }
 
 /** Parses every document of a YAML file. */

@@ -32,7 +32,7 @@ export {
 export type { CompiledCluster, Manifest } from './compile.js';
 export { filesFromMap, NO_FILES, resolveSitePath } from './site-files.js';
 export type { DirEntry, SiteFiles } from './site-files.js';
-export { emptyResources, NO_SECRETS } from './resources.js';
+export { emptyResources, NO_SECRETS, SECRET_DIRECTORY_NAME } from './resources.js';
 export type {
   ClusterResources,
   NodeResources,

@@ -9,16 +9,19 @@
  * kustomization names and validates that one: messages then point at the user's own file and
  * line, not at /tmp/kust-plugin-config-NNN.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { SiteForgeError, UsageError } from '../../shared/errors.js';
+import { LimitExceededError } from '../../shared/limits.js';
 import type { SourceFile } from '../../siteconfig/index.js';
 import { ExitCode } from '../exit-code.js';
 import { renderFleet, reportIssues, toYamlStream } from '../render-fleet.js';
 import { fsSiteFiles } from '../fs-site-files.js';
-import { reportPluginFailure, repoRelative, repositoryRoot } from './cmp.js';
+import { UnreadableFileError } from '../run-budget.js';
+import type { RunBudget } from '../run-budget.js';
+import { pluginBudget, reportPluginFailure, repoRelative, repositoryRoot } from './cmp.js';
 import type { PluginIo } from './cmp.js';
 
 const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
@@ -28,20 +31,26 @@ export function runKustomizePlugin(args: readonly string[], io: PluginIo): numbe
   try {
     if (args.length !== 1 || args[0] === '')
       throw new UsageError('usage: siteforge kustomize-plugin FILE (kustomize passes FILE)');
-    return generate(args[0]!, io);
+    // Limits come from the environment kustomize runs in (SITEFORGE_LIMIT_<NAME>).
+    return generate(args[0]!, io, pluginBudget(io));
   } catch (err) {
     return reportPluginFailure(err, io);
   }
 }
 
-function generate(configPath: string, io: PluginIo): number {
-  const configText = readConfig(resolve(io.cwd, configPath));
-  const config = parseAllDocuments(configText)[0]?.toJS() as unknown;
+function generate(configPath: string, io: PluginIo, budget: RunBudget): number {
+  const configText = readConfig(resolve(io.cwd, configPath), budget);
+  const config = yamlDocuments(configText, configPath, budget)[0];
   const name = siteConfigName(config);
-  const source = findInKustomization(io, config, name) ?? { path: configPath, text: configText };
+  const source = findInKustomization(io, config, name, budget) ?? {
+    path: configPath,
+    text: configText,
+  };
   const { clusters, issues } = renderFleet([source], {
-    files: fsSiteFiles(repositoryRoot(io)),
+    files: fsSiteFiles(repositoryRoot(io), undefined, budget),
     selectCluster: (_, site) => site.metadata.name === name,
+    limits: budget.limits,
+    deadline: budget,
   });
   const report = reportIssues(issues, false);
   if (report.text !== '') io.stderr(report.text);
@@ -55,11 +64,33 @@ function generate(configPath: string, io: PluginIo): number {
   return ExitCode.Ok;
 }
 
-function readConfig(path: string): string {
+function readConfig(path: string, budget: RunBudget): string {
   try {
-    return readFileSync(path, 'utf8');
-  } catch {
+    return budget.readYaml(path, path);
+  } catch (err) {
+    if (!(err instanceof UnreadableFileError)) throw err;
     throw new UsageError(`${path}: cannot read the generator config kustomize passed`);
+  }
+}
+
+/**
+ * The documents of a kustomize file as data, with the `yaml` package's alias bound at the run's
+ * limit; a file it refuses (an alias bomb) is an input error, not a crash.
+ */
+function yamlDocuments(text: string, file: string, budget: RunBudget): unknown[] {
+  try {
+    return parseAllDocuments(text).map(
+      (doc) => doc.toJS({ maxAliasCount: budget.limits.aliases }) as unknown,
+    );
+  } catch (err) {
+    if (!(err instanceof ReferenceError)) throw err;
+    if (!err.message.startsWith('Excessive alias count'))
+      throw new SiteForgeError('YAML_ALIAS', `${file}: ${err.message}`);
+    throw new LimitExceededError(
+      'aliases',
+      `more than ${String(budget.limits.aliases)} alias dereferences in one document`,
+      file,
+    );
   }
 }
 
@@ -82,22 +113,30 @@ function siteConfigName(config: unknown): string {
  * The generator file of the kustomization that holds this very SiteConfig (same content, as
  * kustomize read it), named relative to the repository root; undefined when none does.
  */
-function findInKustomization(io: PluginIo, config: unknown, name: string): SourceFile | undefined {
+function findInKustomization(
+  io: PluginIo,
+  config: unknown,
+  name: string,
+  budget: RunBudget,
+): SourceFile | undefined {
   const root = io.cwd;
   const kustomization = KUSTOMIZATION_FILES.map((f) => join(root, f)).find((f) => existsSync(f));
   if (!kustomization) return undefined;
-  const { generators } = (parseAllDocuments(readFileSync(kustomization, 'utf8'))[0]?.toJS() ??
-    {}) as { generators?: unknown };
+  const { generators } = (yamlDocuments(
+    budget.readYaml(kustomization, kustomization),
+    kustomization,
+    budget,
+  )[0] ?? {}) as { generators?: unknown };
   if (!Array.isArray(generators)) return undefined;
   const wanted = withoutKustomizeAnnotations(config);
   for (const entry of generators) {
     if (typeof entry !== 'string' || entry.includes('://')) continue;
     const path = join(root, entry);
     if (!existsSync(path) || !statSync(path).isFile()) continue;
-    const text = readFileSync(path, 'utf8');
+    const text = budget.readYaml(path, entry);
     if (!text.includes(name)) continue; // cheap filter before parsing
-    const same = parseAllDocuments(text).some((doc) =>
-      isDeepStrictEqual(withoutKustomizeAnnotations(doc.toJS() as unknown), wanted),
+    const same = yamlDocuments(text, entry, budget).some((doc) =>
+      isDeepStrictEqual(withoutKustomizeAnnotations(doc), wanted),
     );
     if (same) return { path: repoRelative(io.env['ARGOCD_APP_SOURCE_PATH'] ?? '', entry), text };
   }

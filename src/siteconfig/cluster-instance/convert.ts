@@ -9,6 +9,7 @@
 import { Document, isMap, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
 import type { Node as YamlNode, Pair, YAMLMap } from 'yaml';
 import type { InputIssue } from '../../shared/errors.js';
+import type { Limits } from '../../shared/limits.js';
 import type { SecretSource } from '../resources.js';
 import type { SiteFiles } from '../site-files.js';
 import type { SiteConfig } from '../types.js';
@@ -24,6 +25,8 @@ type Path = readonly (string | number)[];
 export interface ConvertOptions extends ClusterInstanceOptions {
   /** Files the SiteConfigs refer to, so that crTemplates and BIOS files are checked. @default none */
   readonly files?: SiteFiles;
+  /** The run's limits, passed to loadSiteConfigs. @default defaultLimits */
+  readonly limits?: Limits;
 }
 
 /** One converted cluster. */
@@ -67,6 +70,7 @@ export function convertSiteConfigs(
 ): ConvertResult {
   const { sites, issues } = loadSiteConfigs(sources, {
     ...(options.files ? { files: options.files } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
     secrets: UNREAD_SECRETS,
   });
   if (issues.some((issue) => issue.severity === 'error'))
