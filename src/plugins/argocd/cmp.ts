@@ -83,10 +83,7 @@ export function reportPluginFailure(err: unknown, io: Pick<PluginIo, 'stderr'>):
 export function readAppFiles(io: Pick<PluginIo, 'cwd' | 'env'>, budget: RunBudget): SourceFile[] {
   const appPath = io.env['ARGOCD_APP_SOURCE_PATH'] ?? '';
   const files = listInputFiles(['.'], io.cwd, budget);
-  return readInputFiles(files, io.cwd, budget).map((file) => ({
-    path: repoRelative(appPath, file.path),
-    text: file.text,
-  }));
+  return readInputFiles(files, io.cwd, budget, (path) => repoRelative(appPath, path));
 }
 
 /**

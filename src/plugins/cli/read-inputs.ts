@@ -62,13 +62,15 @@ export function readInputFiles(
   files: readonly string[],
   cwd: string,
   budget: RunBudget,
+  /** How messages and the returned files name a path. @default the path as given */
+  name: (path: string) => string = (path) => path,
 ): SourceFile[] {
   return files.map((path) => {
     try {
-      return { path, text: budget.readYaml(resolve(cwd, path), path) };
+      return { path: name(path), text: budget.readYaml(resolve(cwd, path), name(path)) };
     } catch (err) {
       if (!(err instanceof UnreadableFileError)) throw err;
-      throw new UsageError(`${path}: cannot read the file (${err.reason})`);
+      throw new UsageError(`${name(path)}: cannot read the file (${err.reason})`);
     }
   });
 }
