@@ -17,31 +17,45 @@ import type { RunBudget } from './run-budget.js';
  * @param budget the run's budget, which bounds every key file read; @default none
  */
 export function fsSecretSource(dir: string, budget?: RunBudget): SecretSource {
+  // With a budget, each directory is read (and counted) once per run, however many sites name it.
+  const read = new Map<string, SecretFiles | undefined>();
   return {
     readDirectory: (name): SecretFiles | undefined => {
       if (!SECRET_DIRECTORY_NAME.test(name)) return undefined;
-      const path = join(dir, name);
-      let entries: string[];
-      try {
-        entries = readdirSync(path);
-      } catch {
-        return undefined;
-      }
-      const files: Record<string, string> = {};
-      for (const entry of entries) {
-        if (entry.startsWith('..')) continue;
-        const file = join(path, entry);
-        if (!isFile(file)) continue;
-        try {
-          files[entry] = budget ? budget.readText(file, file) : readFileSync(file, 'utf8');
-        } catch (err) {
-          if (budget && !(err instanceof UnreadableFileError)) throw err; // over a limit
-          // A key that vanished while reading (a Secret update) is reported as missing.
-        }
-      }
+      if (read.has(name)) return read.get(name);
+      const files = readFiles(dir, name, budget);
+      if (budget) read.set(name, files);
       return files;
     },
   };
+}
+
+/** The key files of DIR/NAME, or undefined when there is no such directory. */
+function readFiles(
+  dir: string,
+  name: string,
+  budget: RunBudget | undefined,
+): SecretFiles | undefined {
+  const path = join(dir, name);
+  let entries: string[];
+  try {
+    entries = readdirSync(path);
+  } catch {
+    return undefined;
+  }
+  const files: Record<string, string> = {};
+  for (const entry of entries) {
+    if (entry.startsWith('..')) continue;
+    const file = join(path, entry);
+    if (!isFile(file)) continue;
+    try {
+      files[entry] = budget ? budget.readText(file, file) : readFileSync(file, 'utf8');
+    } catch (err) {
+      if (budget && !(err instanceof UnreadableFileError)) throw err; // over a limit
+      // A key that vanished while reading (a Secret update) is reported as missing.
+    }
+  }
+  return files;
 }
 
 function isFile(path: string): boolean {
