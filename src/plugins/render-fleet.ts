@@ -198,7 +198,7 @@ export function renderFleet(
     clusters,
     siteCount,
     clusterInstanceCount,
-    issues: lost.length > 0 ? [...all, ...locateWarnings(files, lost)] : all,
+    issues: lost.length > 0 ? [...all, ...locateWarnings(files, lost, limits)] : all,
   };
 }
 

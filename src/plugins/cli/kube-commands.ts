@@ -102,7 +102,7 @@ export async function runKubeCommand(
       },
     });
     if (result.rejected.length > 0) {
-      const locator = new SourceLocator(files);
+      const locator = new SourceLocator(files, budget.limits);
       io.stderr(
         reportIssues(
           result.rejected.map((r) => rejectionIssue(r, locator)),
