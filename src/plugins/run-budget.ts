@@ -32,8 +32,8 @@ export class RunBudget implements Deadline {
 
   constructor(
     readonly limits: Limits,
-    /** Milliseconds; the deadline is `limits.totalMs` after construction. */
-    private readonly now: () => number = Date.now,
+    /** A monotonic clock in milliseconds; the deadline is `limits.totalMs` after construction. */
+    private readonly now: () => number = () => performance.now(),
   ) {
     this.started = now();
   }

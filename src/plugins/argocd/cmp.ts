@@ -33,7 +33,7 @@ export interface PluginIo {
   readonly env: BuildEnv;
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
-  /** The clock of the run's time limit, in milliseconds. @default Date.now */
+  /** The clock of the run's time limit, in milliseconds. @default performance.now */
   readonly now?: () => number;
 }
 

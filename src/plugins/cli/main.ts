@@ -28,7 +28,7 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
   /** The environment the Argo CD and kustomize plugin modes read. @default process.env */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** The clock of the run's time limit, in milliseconds. @default Date.now */
+  /** The clock of the run's time limit, in milliseconds. @default performance.now */
   readonly now?: () => number;
 }
 
