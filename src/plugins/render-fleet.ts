@@ -4,6 +4,8 @@
  */
 import { compareIssues, formatIssue } from '../shared/errors.js';
 import type { InputIssue } from '../shared/errors.js';
+import { defaultLimits, limitCode, limitHint } from '../shared/limits.js';
+import type { Limits } from '../shared/limits.js';
 import { locate, parseYamlFile } from '../shared/source-yaml.js';
 import type { SourceDocument, SourcePos } from '../shared/source-yaml.js';
 import { emitYaml } from '../shared/yaml-emit.js';
@@ -20,6 +22,7 @@ import type { ClusterInstance } from '../siteconfig/cluster-instance/index.js';
 import type { SiteResources } from '../siteconfig/resources.js';
 import { locateWarnings } from './conversion-issues.js';
 import type { DocumentWarning } from './conversion-issues.js';
+import type { Deadline } from './run-budget.js';
 import type {
   CompiledCluster,
   Manifest,
@@ -77,6 +80,13 @@ export interface RenderOptions {
   readonly defaultExtraManifests?: { readonly files: SiteFiles; readonly dir: string };
   /** Replace the values of Secrets with `<redacted>`, for output people read. @default false */
   readonly redact?: boolean;
+  /**
+   * The run's limits: nodes per cluster here, the rest passed on to the reader and the compiler.
+   * @default defaultLimits
+   */
+  readonly limits?: Limits;
+  /** Checked before each site is compiled, so that a run past its time limit stops. */
+  readonly deadline?: Deadline;
 }
 
 /** What rendering found. */
@@ -115,15 +125,27 @@ export function renderFleet(
     for (const warning of rendered.warnings) lost.push({ ...at, warning });
     return rendered.clusters;
   };
+  const limits = options.limits ?? defaultLimits;
+  const overLimit = new NodeLimit(files, limits);
   const { issues } = loadSiteConfigs(files, {
     ...(options.files ? { files: options.files } : {}),
     ...(options.kustomizationRoot ? { kustomizationRoot: options.kustomizationRoot } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
     defaultExtraManifests: options.defaultExtraManifests ?? packagedExtraManifests(),
+    limits,
     onClusterInstance: ({ clusterInstance, file, documentIndex }) => {
+      options.deadline?.check();
       siteCount++;
       clusterInstanceCount++;
       const name = clusterInstance.spec.clusterName;
+      if (
+        overLimit.exceeded(clusterInstance.spec.nodes.length, {
+          file,
+          documentIndex,
+          path: ['spec', 'nodes'],
+        })
+      )
+        return;
       if (!(options.selectCluster?.(name, clusterInstance) ?? true)) return;
       const compiled =
         options.format === 'clusterinstance'
@@ -141,7 +163,16 @@ export function renderFleet(
       });
     },
     onSite: ({ siteConfig, resources, file, documentIndex }) => {
+      options.deadline?.check();
       siteCount++;
+      const tooLarge = siteConfig.spec.clusters.map((c, i) =>
+        overLimit.exceeded(c.nodes.length, {
+          file,
+          documentIndex,
+          path: ['spec', 'clusters', i, 'nodes'],
+        }),
+      );
+      if (tooLarge.includes(true)) return;
       const wanted = (name: string): boolean => options.selectCluster?.(name, siteConfig) ?? true;
       if (options.validateOnly) {
         for (const c of siteConfig.spec.clusters)
@@ -168,12 +199,46 @@ export function renderFleet(
   clusters.sort((a, b) =>
     a.clusterName < b.clusterName ? -1 : a.clusterName > b.clusterName ? 1 : 0,
   );
+  const all = [...issues, ...overLimit.issues];
   return {
     clusters,
     siteCount,
     clusterInstanceCount,
-    issues: lost.length > 0 ? [...issues, ...locateWarnings(files, lost)] : issues,
+    issues: lost.length > 0 ? [...all, ...locateWarnings(files, lost, limits)] : all,
   };
+}
+
+/**
+ * The nodes-per-cluster limit: a cluster over it is reported at its `nodes` list and not
+ * compiled (compiling multiplies every node by its objects and templates).
+ */
+class NodeLimit {
+  readonly issues: InputIssue[] = [];
+  private locator: SourceLocator | undefined;
+
+  constructor(
+    private readonly files: readonly SourceFile[],
+    private readonly limits: Limits,
+  ) {}
+
+  /** True (and an issue) when `nodes` is over the limit. */
+  exceeded(nodes: number, source: ManifestSource): boolean {
+    const limit = this.limits.nodesPerCluster;
+    if (nodes <= limit) return false;
+    this.locator ??= new SourceLocator(this.files, this.limits);
+    const { line, column } = this.locator.locate(source);
+    this.issues.push({
+      severity: 'error',
+      code: limitCode('nodesPerCluster'),
+      message: `the cluster lists ${String(nodes)} nodes, over the limit of ${String(limit)}`,
+      hint: limitHint('nodesPerCluster'),
+      file: source.file,
+      line,
+      column,
+      path: `/${source.path.join('/')}`,
+    });
+    return true;
+  }
 }
 
 /** The entry of a ClusterInstance an object came from: its node for per-node objects. */
@@ -304,7 +369,10 @@ export class SourceLocator {
   private readonly texts: ReadonlyMap<string, string>;
   private readonly parsed = new Map<string, SourceDocument[]>();
 
-  constructor(files: readonly SourceFile[]) {
+  constructor(
+    files: readonly SourceFile[],
+    private readonly limits: Limits = defaultLimits,
+  ) {
     this.texts = new Map(files.map((f) => [f.path, f.text]));
   }
 
@@ -312,7 +380,9 @@ export class SourceLocator {
   locate(source: ManifestSource): SourcePos {
     let documents = this.parsed.get(source.file);
     if (!documents) {
-      documents = parseYamlFile(source.file, this.texts.get(source.file) ?? '').documents;
+      documents = parseYamlFile(source.file, this.texts.get(source.file) ?? '', {
+        limits: this.limits,
+      }).documents;
       this.parsed.set(source.file, documents);
     }
     const doc = documents[source.documentIndex];

@@ -70,6 +70,12 @@ export interface SecretSource {
   readDirectory(name: string): SecretFiles | undefined;
 }
 
+/**
+ * What `fromDirectory` may name: one sub-directory of the secrets directory, by name. Not `.`
+ * (the secrets directory itself), not `a/b`, nothing that leaves it, no hidden `..data` links.
+ */
+export const SECRET_DIRECTORY_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
+
 /** A secret source that has no secrets: every `fromDirectory` is reported as missing. */
 export const NO_SECRETS: SecretSource = { readDirectory: () => undefined };
 
@@ -378,12 +384,14 @@ export class ResourceResolver {
     path: (string | number)[],
     what: string,
   ): SecretFiles | undefined {
-    if (posix.normalize(name).startsWith('..') || posix.isAbsolute(name)) {
+    if (!SECRET_DIRECTORY_NAME.test(name)) {
       this.problem(
         path,
         'SECRET_DIRECTORY_INVALID',
-        `fromDirectory "${name}" leaves the secrets directory`,
-        'name a sub-directory of the secrets directory, e.g. du-sno-1-bmc',
+        posix.normalize(name).startsWith('..') || posix.isAbsolute(name)
+          ? `fromDirectory "${name}" leaves the secrets directory`
+          : `fromDirectory "${name}" is not the name of a sub-directory of the secrets directory`,
+        'name one sub-directory of the secrets directory (letters, digits, ".", "_", "-"), e.g. du-sno-1-bmc',
       );
       return undefined;
     }

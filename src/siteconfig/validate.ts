@@ -28,6 +28,7 @@ import {
   configMapEntryBytes,
 } from './extra-manifests/index.js';
 import { NO_SECRETS, ResourceResolver } from './resources.js';
+import type { Limits } from '../shared/limits.js';
 import type { ResourceProblem, SecretSource, SiteResources } from './resources.js';
 import { KUSTOMIZATION_FILES, NO_FILES } from './site-files.js';
 import type { SiteFiles } from './site-files.js';
@@ -92,6 +93,11 @@ export interface LoadOptions {
    * it, the extra-manifests ConfigMaps stay empty (the TypeScript API has no files to read).
    */
   readonly defaultExtraManifests?: { readonly files: SiteFiles; readonly dir: string };
+  /**
+   * The run's limits, for the YAML reader (aliases, nesting depth) and the template engine
+   * (template output). The edges read them from flags and env. @default defaultLimits
+   */
+  readonly limits?: Limits;
 }
 
 /** A document being validated: where messages point and how to find positions in it. */
