@@ -10,7 +10,7 @@ import { UsageError } from '../../shared/errors.js';
 import { bootFromIso, RedfishError, UndiciRedfishClient } from '../../bmac/redfish/index.js';
 import type { PowerAction, UndiciRedfishClientOptions } from '../../bmac/redfish/index.js';
 import { ExitCode } from '../exit-code.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 
 const USAGE = `Usage: siteforge bmc <command> --address URL --username-file FILE --password-file FILE
 

@@ -19,7 +19,7 @@ import { packagedExtraManifests } from '../packaged-extra-manifests.js';
 import { reportIssues } from '../render-fleet.js';
 import type { RunBudget } from '../run-budget.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 
 /** What both sides are compiled with. */
 export interface DiffOptions {

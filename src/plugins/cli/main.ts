@@ -17,17 +17,9 @@ import { RunBudget } from '../run-budget.js';
 import type { RenderedCluster } from '../render-fleet.js';
 import { replaceOutputDir } from './output-dir.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
+import type { CliIo } from './cli-io.js';
 
-/** Where the CLI writes; injectable for tests. */
-export interface CliIo {
-  readonly cwd: string;
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-  /** The environment the Argo CD and kustomize plugin modes read. @default process.env */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  /** The clock of the run's time limit, in milliseconds. @default performance.now */
-  readonly now?: () => number;
-}
+export type { CliIo } from './cli-io.js';
 
 export { ExitCode };
 

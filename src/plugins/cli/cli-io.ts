@@ -1,0 +1,15 @@
+/**
+ * The CLI's window on the world, in a module of its own so that the commands main.ts loads on
+ * demand can name it without importing main.ts back.
+ */
+
+/** Where the CLI writes; injectable for tests. */
+export interface CliIo {
+  readonly cwd: string;
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** The environment the Argo CD and kustomize plugin modes read. @default process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The clock of the run's time limit, in milliseconds. @default performance.now */
+  readonly now?: () => number;
+}
