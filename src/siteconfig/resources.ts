@@ -8,6 +8,7 @@
  * - biosConfigRef files (node → cluster → site), the settings of a HostFirmwareSettings;
  * - credentials read at render time (`fromDirectory`) for BMC and pull Secrets.
  */
+import { quote } from '../shared/errors.js';
 import { posix } from 'node:path';
 import { parseYamlFile } from '../shared/source-yaml.js';
 import type { SourceDocument } from '../shared/source-yaml.js';
@@ -286,7 +287,7 @@ export class ResourceResolver {
     const where = `${file} at ${at.join('.')}`;
     const match = PLACEHOLDER.exec(value);
     if (!match) {
-      errors.push(`${where}: "${value}" is not a whole-value placeholder`);
+      errors.push(`${where}: ${quote(value)} is not a whole-value placeholder`);
       return value;
     }
     const root =
@@ -369,7 +370,7 @@ export class ResourceResolver {
       this.problem(
         path,
         'SECRET_DIRECTORY_INVALID',
-        `fromDirectory "${name}" leaves the secrets directory`,
+        `fromDirectory ${quote(name)} leaves the secrets directory`,
         'name a sub-directory of the secrets directory, e.g. du-sno-1-bmc',
       );
       return undefined;
@@ -379,7 +380,7 @@ export class ResourceResolver {
       this.problem(
         path,
         'SECRET_DIRECTORY_NOT_FOUND',
-        `${what} directory "${name}" is not in the secrets directory`,
+        `${what} directory ${quote(name)} is not in the secrets directory`,
         'mount the credentials (siteforge --secrets-dir DIR, or the Argo CD plugin secret volume) with this sub-directory',
       );
       return undefined;
@@ -389,7 +390,7 @@ export class ResourceResolver {
       this.problem(
         path,
         'SECRET_KEY_MISSING',
-        `${what} directory "${name}" has no ${missing.join(', ')} file`,
+        `${what} directory ${quote(name)} has no ${missing.join(', ')} file`,
         `put ${required.join(' and ')} files in it`,
       );
       return undefined;

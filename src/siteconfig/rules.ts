@@ -1,6 +1,7 @@
 /**
  * Small predicates shared by the validator: name syntax, MACs, BMC URLs, JSON fields.
  */
+import { quote } from '../shared/errors.js';
 
 /** RFC 1123 label: a namespace name. */
 export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -21,7 +22,7 @@ export function labelKeyProblem(key: string): string | undefined {
   const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
   const name = slash >= 0 ? key.slice(slash + 1) : key;
   if (prefix !== undefined && !isDnsSubdomain(prefix))
-    return `prefix "${prefix}" is not a DNS subdomain`;
+    return `prefix ${quote(prefix)} is not a DNS subdomain`;
   if (name.length === 0 || name.length > 63) return 'the name part must have 1 to 63 characters';
   if (!LABEL_NAME.test(name))
     return 'the name part must be alphanumeric, "-", "_" or ".", starting and ending alphanumeric';

@@ -4,6 +4,7 @@
  * Every issue is collected with its position; nothing stops at the first one.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { quote } from '../shared/errors.js';
 import type { InputIssue, Severity } from '../shared/errors.js';
 import { cidrContains, cidrsOverlap, formatCidrNetwork, parseCidr, parseIp } from '../shared/ip.js';
 import type { Cidr, IpAddress, IpFamily } from '../shared/ip.js';
@@ -435,7 +436,7 @@ interface DescribedIssue {
 }
 
 function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | undefined {
-  const where = path.length === 0 ? 'the document' : `"${path.join('.')}"`;
+  const where = path.length === 0 ? 'the document' : `${quote(path.join('.'))}`;
   const params = error.params as Record<string, unknown>;
   // The branches of an anyOf are alternatives: only the anyOf itself is worth reporting.
   if (error.schemaPath.includes('/anyOf/')) return undefined;
@@ -463,8 +464,8 @@ function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | u
         severity: 'error',
         code: 'MISSING_FIELD',
         path,
-        message: `${where} is missing the required field "${field}"`,
-        hint: `add "${field}" here`,
+        message: `${where} is missing the required field ${quote(field)}`,
+        hint: `add ${quote(field)} here`,
       };
     }
     case 'additionalProperties': {
@@ -478,9 +479,9 @@ function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | u
         code: 'UNKNOWN_FIELD',
         path: [...path, field],
         at: 'key',
-        message: `unknown field "${field}" is ignored`,
+        message: `unknown field ${quote(field)} is ignored`,
         hint: suggestion
-          ? `did you mean "${suggestion}"?`
+          ? `did you mean ${quote(suggestion)}?`
           : `known fields here: ${known.join(', ')}`,
       };
     }
@@ -491,7 +492,7 @@ function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | u
         .map((v) => JSON.stringify(v))
         .join(', ');
       const isKey = error.propertyName !== undefined;
-      const value = isKey ? error.propertyName : JSON.stringify(error.data);
+      const value = quote(isKey ? error.propertyName : error.data);
       const suggestion = closest(
         String(isKey ? error.propertyName : error.data),
         (params['allowedValues'] as unknown[]).map(String),
@@ -631,7 +632,7 @@ export function checkClusterName(
       'error',
       'CLUSTER_NAME_INVALID',
       path,
-      `clusterName "${name}" is not a valid namespace name`,
+      `clusterName ${quote(name)} is not a valid namespace name`,
       'use at most 63 lowercase letters, digits and "-", starting and ending with a letter or digit',
     );
   }
@@ -641,7 +642,7 @@ export function checkClusterName(
       'error',
       'CLUSTER_NAME_RESERVED',
       path,
-      `clusterName "${name}" starts with "ztp"`,
+      `clusterName ${quote(name)} starts with "ztp"`,
       'namespaces starting with "ztp" are reserved for the ZTP policies; rename the cluster',
     );
   }
@@ -652,7 +653,7 @@ export function checkClusterName(
       'error',
       'CLUSTER_NAME_DUPLICATE',
       path,
-      `clusterName "${name}" is already used at ${RELATED}`,
+      `clusterName ${quote(name)} is already used at ${RELATED}`,
       'every cluster needs its own name: it names the namespace and the hub objects',
       'value',
       first,
@@ -715,7 +716,7 @@ export class ClusterChecker {
       this.error(
         'IMAGE_SET_MISSING',
         [...at, 'clusterName'],
-        `cluster "${cluster.clusterName}" names no ClusterImageSet`,
+        `cluster ${quote(cluster.clusterName)} names no ClusterImageSet`,
         'set clusterImageSetNameRef on the cluster or once for the whole site in spec',
       );
     }
@@ -786,7 +787,7 @@ export class ClusterChecker {
         this.error(
           'LABEL_INVALID',
           path,
-          `label key "${key}" is invalid: ${keyProblem}`,
+          `label key ${quote(key)} is invalid: ${keyProblem}`,
           'Kubernetes would reject the ManagedCluster; rename the label',
           'key',
         );
@@ -796,7 +797,7 @@ export class ClusterChecker {
         this.error(
           'LABEL_INVALID',
           path,
-          `label value "${text}" of "${key}" is invalid: ${valueProblem}`,
+          `label value ${quote(text)} of ${quote(key)} is invalid: ${valueProblem}`,
           'Kubernetes would reject the ManagedCluster; shorten or simplify the value',
         );
     }
@@ -821,7 +822,7 @@ export class ClusterChecker {
         this.error(
           'PROXY_URL_INVALID',
           [...at, 'proxy', field],
-          `${field} "${url}" is not an http${field === 'httpsProxy' ? '(s)' : ''}:// URL`,
+          `${field} ${quote(url)} is not an http${field === 'httpsProxy' ? '(s)' : ''}:// URL`,
           'write it as http://user:pass@proxy.example.com:3128',
         );
     }
@@ -830,7 +831,7 @@ export class ClusterChecker {
         this.error(
           'NTP_SOURCE_INVALID',
           [...at, 'additionalNTPSources', index],
-          `NTP source "${source}" is neither an IP address nor a host name`,
+          `NTP source ${quote(source)} is neither an IP address nor a host name`,
           'list IP addresses or DNS names of NTP servers',
         );
       }
@@ -853,7 +854,7 @@ export class ClusterChecker {
         this.error(
           'CIDR_INVALID',
           path,
-          `${field} "${text}" is not a CIDR`,
+          `${field} ${quote(text)} is not a CIDR`,
           'write address/prefix, e.g. 10.16.231.0/24 or fd01::/48',
         );
         return;
@@ -862,7 +863,7 @@ export class ClusterChecker {
         this.error(
           'CIDR_HOST_BITS_SET',
           path,
-          `${field} "${text}" has host bits set`,
+          `${field} ${quote(text)} has host bits set`,
           `the network address is ${formatCidrNetwork(cidr)}`,
         );
       }
@@ -975,7 +976,7 @@ export class ClusterChecker {
       this.error(
         'TOPOLOGY_INVALID',
         [...at, 'nodes'],
-        `cluster "${cluster.clusterName}" has ${topology}`,
+        `cluster ${quote(cluster.clusterName)} has ${topology}`,
         'use 1 control-plane node (single-node, optionally with workers added later), or 3 control-plane nodes with 0 workers (compact) or 2+ workers (standard)',
       );
     }
@@ -983,7 +984,7 @@ export class ClusterChecker {
       this.error(
         'TOPOLOGY_INVALID',
         [...at, 'nodes'],
-        `cluster "${cluster.clusterName}" has ${topology}`,
+        `cluster ${quote(cluster.clusterName)} has ${topology}`,
         'a standard cluster needs at least 2 workers to run the ingress routers highly available; add a worker or make it compact',
       );
     }
@@ -1015,7 +1016,7 @@ export class ClusterChecker {
         this.error(
           'VIP_CONFLICT',
           [...at, singular],
-          `${singular} "${single}" differs from the first of ${plural} "${list[0]!.text}"`,
+          `${singular} ${quote(single)} differs from the first of ${plural} ${quote(list[0]!.text)}`,
           `set only ${plural}, or make ${singular} equal to its first entry`,
         );
       }
@@ -1042,7 +1043,7 @@ export class ClusterChecker {
           this.error(
             'VIP_INVALID',
             vip.path,
-            `VIP "${vip.text}" is not an IP address`,
+            `VIP ${quote(vip.text)} is not an IP address`,
             'write a single address, without a prefix length',
           );
           continue;
@@ -1118,7 +1119,7 @@ export class ClusterChecker {
         this.error(
           'HOSTNAME_INVALID',
           [...at, 'hostName'],
-          `hostName "${node.hostName}" is not a valid DNS name`,
+          `hostName ${quote(node.hostName)} is not a valid DNS name`,
           'use lowercase letters, digits, "-" and ".", each label starting and ending with a letter or digit',
         );
       }
@@ -1126,7 +1127,7 @@ export class ClusterChecker {
         this.error(
           'HOSTNAME_DUPLICATE',
           [...at, 'hostName'],
-          `hostName "${node.hostName}" is already used by node ${String(first)} of this cluster`,
+          `hostName ${quote(node.hostName)} is already used by node ${String(first)} of this cluster`,
           'each node needs its own hostName: it names the BareMetalHost',
         );
       } else {
@@ -1168,7 +1169,7 @@ export class ClusterChecker {
         'warning',
         'BMC_NEEDS_PROVISIONING_NETWORK',
         [...at, 'bmcAddress'],
-        `BMC scheme "${bmc.scheme}" boots over a provisioning network, which edge sites do not have`,
+        `BMC scheme ${quote(bmc.scheme)} boots over a provisioning network, which edge sites do not have`,
         'use redfish-virtualmedia, idrac-virtualmedia or ilo5-virtualmedia to boot the discovery ISO',
       );
     }
@@ -1206,7 +1207,7 @@ export class ClusterChecker {
         'BOOT_MAC_NOT_IN_INTERFACES',
         bootPath,
         `bootMACAddress ${node.bootMACAddress} is not among nodeNetwork.interfaces`,
-        `add {name: <nic>, macAddress: "${node.bootMACAddress}"} to nodeNetwork.interfaces, or fix the MAC`,
+        `add {name: <nic>, macAddress: ${quote(node.bootMACAddress)}} to nodeNetwork.interfaces, or fix the MAC`,
       );
     }
     for (const [key, path] of macs) this.claimMac(node, key, path);
@@ -1248,7 +1249,7 @@ export class ClusterChecker {
         this.error(
           'LABEL_INVALID',
           [...at, 'nodeLabels', key],
-          `node label key "${key}" is invalid: ${problem}`,
+          `node label key ${quote(key)} is invalid: ${problem}`,
           'the label is applied to the Node object; rename it',
           'key',
         );
@@ -1261,7 +1262,7 @@ export class ClusterChecker {
     this.error(
       'MAC_INVALID',
       path,
-      `"${mac}" is not a MAC address`,
+      `${quote(mac)} is not a MAC address`,
       'write six hex pairs separated by colons, e.g. 0c:42:a1:8a:74:ec',
     );
     return undefined;
@@ -1310,7 +1311,7 @@ export class ClusterChecker {
           'warning',
           'NMSTATE_INTERFACE_UNMAPPED',
           [...at, 'interfaces', index, 'name'],
-          `ethernet interface "${name}" has no MAC in nodeNetwork.interfaces`,
+          `ethernet interface ${quote(name)} has no MAC in nodeNetwork.interfaces`,
           `add {name: ${name}, macAddress: ...} to nodeNetwork.interfaces so the discovery image can find the NIC`,
         );
       }
@@ -1377,7 +1378,7 @@ export class ClusterChecker {
           this.error(
             'NMSTATE_ROUTE_INVALID',
             [...path, 'destination'],
-            `route destination "${dest}" is not a CIDR`,
+            `route destination ${quote(dest)} is not a CIDR`,
             'use 0.0.0.0/0 or ::/0 for a default route',
           );
         const hop = route['next-hop-address'];
@@ -1385,7 +1386,7 @@ export class ClusterChecker {
           this.error(
             'NMSTATE_ROUTE_INVALID',
             [...path, 'next-hop-address'],
-            `next-hop-address "${hop}" is not an IP address`,
+            `next-hop-address ${quote(hop)} is not an IP address`,
             'write the gateway address',
           );
         const via = route['next-hop-interface'];
@@ -1393,7 +1394,7 @@ export class ClusterChecker {
           this.error(
             'NMSTATE_ROUTE_INTERFACE_UNKNOWN',
             [...path, 'next-hop-interface'],
-            `route uses interface "${via}", which config.interfaces does not define`,
+            `route uses interface ${quote(via)}, which config.interfaces does not define`,
             names.size > 0
               ? `use one of: ${[...names].join(', ')}`
               : 'define the interface under nodeNetwork.config.interfaces',
@@ -1411,7 +1412,7 @@ export class ClusterChecker {
           this.error(
             'NMSTATE_DNS_INVALID',
             [...at, 'dns-resolver', 'config', 'server', index],
-            `DNS server ${JSON.stringify(server)} is not an IP address`,
+            `DNS server ${quote(server)} is not an IP address`,
             'list name server IP addresses',
           );
         }
@@ -1497,7 +1498,7 @@ export class ClusterChecker {
             this.error(
               'DISK_PARTITION_INVALID',
               [...path, 'mount_point'],
-              `mount_point "${part.mount_point}" is not an absolute path`,
+              `mount_point ${quote(part.mount_point)} is not an absolute path`,
               'write it as /var/imageregistry',
             );
         });

@@ -5,6 +5,7 @@
  * against the node roles, the namespace, labels per kind, template references).
  */
 import type { ValidateFunction } from 'ajv';
+import { quote } from '../../shared/errors.js';
 import type { Severity } from '../../shared/errors.js';
 import { labelKeyProblem, labelValueProblem } from '../rules.js';
 import type { SiteConfig, SiteConfigCluster } from '../types.js';
@@ -178,7 +179,7 @@ class ClusterInstanceChecker {
       'error',
       'NAMESPACE_MISMATCH',
       ['metadata', 'namespace'],
-      `metadata.namespace "${namespace}" is not the clusterName "${this.spec.clusterName}"`,
+      `metadata.namespace ${quote(namespace)} is not the clusterName ${quote(this.spec.clusterName)}`,
       'the templates create the cluster objects, the pull secret and BMC secrets are read in the namespace named after the cluster; set metadata.namespace to the clusterName',
     );
   }
@@ -252,7 +253,7 @@ class ClusterInstanceChecker {
             'error',
             'LABEL_INVALID',
             path,
-            `label key "${key}" is invalid: ${keyProblem}`,
+            `label key ${quote(key)} is invalid: ${keyProblem}`,
             `Kubernetes would reject the ${kind}; rename the label`,
             'key',
           );
@@ -263,7 +264,7 @@ class ClusterInstanceChecker {
             'error',
             'LABEL_INVALID',
             path,
-            `label value "${text}" of "${key}" is invalid: ${valueProblem}`,
+            `label value ${quote(text)} of ${quote(key)} is invalid: ${valueProblem}`,
             `Kubernetes would reject the ${kind}; shorten or simplify the value`,
           );
       }

@@ -52,6 +52,7 @@
  *   diskEncryption) stop template rendering and workload partitioning for that cluster, so
  *   one mistake is not reported three times.
  */
+import { quote } from '../../shared/errors.js';
 import { posix } from 'node:path';
 import { parseYamlFile } from '../../shared/source-yaml.js';
 import { emitYaml } from '../../shared/yaml-emit.js';
@@ -360,7 +361,7 @@ function sourcesOf(
           setAt,
           'warning',
           'EXTRA_MANIFEST_SET_IGNORED',
-          `defaultSet "${defaultSet}" is ignored: extraManifests.searchPaths replaces the default set`,
+          `defaultSet ${quote(defaultSet)} is ignored: extraManifests.searchPaths replaces the default set`,
           'remove defaultSet, or copy the manifests you want from the default set into a search path',
         ),
       );
@@ -394,8 +395,8 @@ function sourcesOf(
           setAt,
           'error',
           'EXTRA_MANIFEST_SET_UNKNOWN',
-          `there is no default extra-manifest set "${set}"; the sets are ${[...available, NO_DEFAULT_SET].join(', ')}`,
-          `name one of them, or "${NO_DEFAULT_SET}" for no default manifests`,
+          `there is no default extra-manifest set ${quote(set)}; the sets are ${[...available, NO_DEFAULT_SET].join(', ')}`,
+          `name one of them, or ${quote(NO_DEFAULT_SET)} for no default manifests`,
         ),
       );
     } else {
@@ -975,7 +976,7 @@ function applyFilter(
           ['extraManifests', 'filter', listName, i],
           'error',
           'FILTER_UNKNOWN_FILE',
-          `filter.${listName} names "${name}", which is no extra manifest of this cluster; valid names are: ${valid.join(', ')}`,
+          `filter.${listName} names ${quote(name)}, which is no extra manifest of this cluster; valid names are: ${valid.join(', ')}`,
           'names are ConfigMap keys: file names, <role>-<name> for rendered templates, or a .tmpl file name for all of its outputs',
         ),
       );

@@ -18,6 +18,7 @@
  * TemplateStruct, which models a Go struct: a fixed set of fields, zero values for absent
  * ones, "can't evaluate field" for unknown ones, and always true in a condition.
  */
+import { quote } from '../../shared/errors.js';
 
 /** Marker returned by TemplateStruct.field for a field the struct type does not have. */
 export const NO_FIELD: unique symbol = Symbol('siteforge.template.noField');
@@ -433,10 +434,14 @@ function lexAction(
     ) {
       NUMBER_RE.lastIndex = k;
       const match = NUMBER_RE.exec(text);
-      if (!match) throw new TemplateError('parse', line, `bad number syntax: "${c}"`);
+      if (!match) throw new TemplateError('parse', line, `bad number syntax: ${quote(c)}`);
       k += match[0].length;
       if (isAlnum(text[k]) || text[k] === '.')
-        throw new TemplateError('parse', line, `bad number syntax: "${text.slice(from, k + 1)}"`);
+        throw new TemplateError(
+          'parse',
+          line,
+          `bad number syntax: ${quote(text.slice(from, k + 1))}`,
+        );
       push('number', from, { value: parseNumber(match[0], line) });
     } else if (c === '.') {
       k++;
@@ -478,7 +483,8 @@ function parseNumber(text: string, line: number): number {
   else if (/^0[bB]/.test(body)) value = parseInt(body.slice(2), 2);
   else if (/^0[0-7]+$/.test(body)) value = parseInt(body.slice(1), 8);
   else value = Number(body);
-  if (Number.isNaN(value)) throw new TemplateError('parse', line, `bad number syntax: "${text}"`);
+  if (Number.isNaN(value))
+    throw new TemplateError('parse', line, `bad number syntax: ${quote(text)}`);
   return sign * value;
 }
 
@@ -717,7 +723,7 @@ class Parser {
     }
     if (assign) {
       if (!this.vars.includes(decl[0]!))
-        throw new TemplateError('parse', line, `undefined variable "${decl[0]!}"`);
+        throw new TemplateError('parse', line, `undefined variable ${quote(decl[0]!)}`);
     }
     const stream = new TokenStream(tokens, pos, line);
     const cmds = this.parseCommands(stream, context, false);
@@ -762,13 +768,13 @@ class Parser {
       case 'variable': {
         const name = token.value as string;
         if (!this.vars.includes(name))
-          throw new TemplateError('parse', token.line, `undefined variable "${name}"`);
+          throw new TemplateError('parse', token.line, `undefined variable ${quote(name)}`);
         this.noteFields(token.chain!);
         return { t: 'variable', name, chain: token.chain!, text: token.text };
       }
       case 'ident':
         if (!FUNCTIONS.has(token.text))
-          throw new TemplateError('parse', token.line, `function "${token.text}" not defined`);
+          throw new TemplateError('parse', token.line, `function ${quote(token.text)} not defined`);
         return { t: 'func', name: token.text, text: token.text };
       case 'string':
       case 'number':
@@ -819,7 +825,7 @@ export function normalizeFieldName(name: string): string {
 const NORMALIZED = new Map<string, string>();
 
 function unexpected(token: Token, context: string): TemplateError {
-  return new TemplateError('parse', token.line, `unexpected "${token.text}" in ${context}`);
+  return new TemplateError('parse', token.line, `unexpected ${quote(token.text)} in ${context}`);
 }
 
 class TokenStream {
@@ -1152,7 +1158,7 @@ class Executor {
         return sprintf(format as string, args.slice(1));
       }
       default:
-        return this.fail(`function "${name}" not defined`);
+        return this.fail(`function ${quote(name)} not defined`);
     }
   }
 }
