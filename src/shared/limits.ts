@@ -21,6 +21,11 @@ export interface Limits {
   readonly nestingDepth: number;
   /** Bytes one rendered Go template may produce. */
   readonly templateOutputBytes: number;
+  /**
+   * Work of all Go template renderings of one run together: one step per action, text piece
+   * and loop iteration, and one per 16 characters of output.
+   */
+  readonly templateSteps: number;
   /** Milliseconds one run may take before it stops with an error. */
   readonly totalMs: number;
 }
@@ -34,5 +39,12 @@ export const defaultLimits: Limits = {
   aliases: 1_000,
   nestingDepth: 256,
   templateOutputBytes: 4 * 1024 * 1024,
+  templateSteps: 10_000_000,
   totalMs: 45_000,
 };
+
+/** How to raise a limit, for the hint of the error that names it. */
+export function raiseLimitHint(name: keyof Limits): string {
+  const env = name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase();
+  return `raise the limit ${name} with --limit ${name}=N or SITEFORGE_LIMIT_${env}=N`;
+}

@@ -27,6 +27,9 @@ import {
   CONFIGMAP_DATA_LIMIT,
   configMapEntryBytes,
 } from './extra-manifests/index.js';
+import { TemplateBudget } from './extra-manifests/index.js';
+import { defaultLimits } from '../shared/limits.js';
+import type { Limits } from '../shared/limits.js';
 import { NO_SECRETS, ResourceResolver } from './resources.js';
 import type { ResourceProblem, SecretSource, SiteResources } from './resources.js';
 import { NO_FILES } from './site-files.js';
@@ -86,6 +89,8 @@ export interface LoadOptions {
    * it, the extra-manifests ConfigMaps stay empty (the TypeScript API has no files to read).
    */
   readonly defaultExtraManifests?: { readonly files: SiteFiles; readonly dir: string };
+  /** The budgets of the run (template output and work). @default defaultLimits */
+  readonly limits?: Limits;
 }
 
 /** A document being validated: where messages point and how to find positions in it. */
@@ -223,6 +228,7 @@ export function loadSiteConfigs(
   const sites: LoadedSiteConfig[] = [];
   const clusterInstances: LoadedClusterInstance[] = [];
   const texts = new Map<string, string>();
+  const budget = new TemplateBudget(options.limits ?? defaultLimits);
   for (const file of files) {
     texts.set(file.path, file.text);
     const parsed = parseYamlFile(file.path, file.text, { locations: false });
@@ -271,7 +277,7 @@ export function loadSiteConfigs(
       checkSemantics(doc, site, report, fleet, broken);
       if (report.errorCount !== before) continue;
       const siteConfig = normalize(site);
-      const resources = resolveResources(doc, siteConfig, options, report);
+      const resources = resolveResources(doc, siteConfig, options, report, budget);
       if (report.errorCount !== before || !resources) continue;
       const loaded = { file: file.path, documentIndex: document.index, siteConfig, resources };
       if (options.onSite) options.onSite(loaded);
@@ -315,6 +321,7 @@ function resolveResources(
   site: SiteConfig,
   options: LoadOptions,
   report: IssueCollector,
+  budget = new TemplateBudget(options.limits ?? defaultLimits),
 ): SiteResources | undefined {
   const resolver = new ResourceResolver(
     doc.file,
@@ -331,6 +338,7 @@ function resolveResources(
       siteFile: doc.file,
       files: options.files ?? NO_FILES,
       defaults,
+      budget,
     });
     for (const p of built.problems) {
       const path = ['spec', 'clusters', clusterIndex, ...p.path];

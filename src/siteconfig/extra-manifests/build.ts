@@ -60,7 +60,7 @@ import { resolveSitePath } from '../site-files.js';
 import type { DirEntry, SiteFiles } from '../site-files.js';
 import type { ExtraManifests, SiteConfig, SiteConfigCluster } from '../types.js';
 import { checkExtraManifestFields, masterCount } from './cluster-checks.js';
-import { parseGoTemplate, readsMatch, TemplateError } from './go-template.js';
+import { parseGoTemplate, readsMatch, TemplateBudget, TemplateError } from './go-template.js';
 import type { FieldRead, GoTemplate, TemplateStruct } from './go-template.js';
 import { mergeMachineConfigs } from './machine-config-merge.js';
 import { templateData } from './template-data.js';
@@ -83,6 +83,11 @@ export interface ExtraManifestContext {
   readonly files: SiteFiles;
   /** The shipped default sets: `dir` holds one folder per set (`default`, ...). */
   readonly defaults: { readonly files: SiteFiles; readonly dir: string };
+  /**
+   * What template renderings may cost; pass one budget for every cluster of a run.
+   * @default a budget of its own, with defaultLimits
+   */
+  readonly budget?: TemplateBudget;
 }
 
 /** A problem found while building, at a path relative to the cluster object. */
@@ -701,6 +706,7 @@ function remember<T>(map: Map<string, T>, key: string, compute: () => T): T {
 
 /** Builds the extra-manifests ConfigMap data of one cluster. */
 export function buildExtraManifests(ctx: ExtraManifestContext): ExtraManifestResult {
+  const budget = ctx.budget ?? new TemplateBudget();
   const cluster = ctx.site.spec.clusters[ctx.clusterIndex];
   if (!cluster) throw new RangeError(`SiteConfig has no cluster ${String(ctx.clusterIndex)}`);
   const { comp, problems: sourceProblems } = resolved(ctx, cluster);
@@ -721,7 +727,7 @@ export function buildExtraManifests(ctx: ExtraManifestContext): ExtraManifestRes
     const dataFor = templateData(cluster);
     for (const entry of comp.templates) {
       for (const role of roles) {
-        const outcome = renderTemplate(comp, entry, role, dataFor(role));
+        const outcome = renderTemplate(comp, entry, role, dataFor(role), budget);
         if (outcome.kind === 'failed') {
           templateFailed = true;
           problems.push(outcome.problem);
@@ -818,13 +824,14 @@ function renderTemplate(
   entry: TemplateEntry,
   role: string,
   root: TemplateStruct,
+  budget: TemplateBudget,
 ): RenderOutcome {
   const memoKey = `${entry.path}\n${role}`;
   const memo = comp.memo.get(memoKey);
   if (memo) for (const known of memo) if (readsMatch(root, known.reads)) return known.outcome;
   let rendering: { readonly output: string; readonly reads: readonly FieldRead[] | undefined };
   try {
-    rendering = entry.template.executeTracked(root);
+    rendering = entry.template.executeTracked(root, budget);
   } catch (err) {
     if (!(err instanceof TemplateError)) throw err;
     return {
