@@ -70,8 +70,17 @@ export function quote(value: unknown, limit = QUOTE_LIMIT): string {
     return `${JSON.stringify(value.slice(0, end))}… (${String(value.length)} characters)`;
   }
   if (value === undefined) return 'nothing';
-  if (value === null || typeof value !== 'object') return clip(String(value), limit);
-  return Array.isArray(value) ? 'a list' : 'a map';
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'object':
+      return Array.isArray(value) ? 'a list' : 'a map';
+    case 'function':
+      return 'a function';
+    case 'symbol':
+      return 'a symbol';
+    default:
+      return clip(String(value), limit);
+  }
 }
 
 /** Text cut to `limit` characters, saying how long it was; for texts that are not values. */

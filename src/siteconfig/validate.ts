@@ -444,7 +444,7 @@ interface DescribedIssue {
 }
 
 function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | undefined {
-  const where = path.length === 0 ? 'the document' : `${quote(path.join('.'))}`;
+  const where = path.length === 0 ? 'the document' : quote(path.join('.'));
   const params = error.params as Record<string, unknown>;
   // The branches of an anyOf are alternatives: only the anyOf itself is worth reporting.
   if (error.schemaPath.includes('/anyOf/')) return undefined;
@@ -510,7 +510,7 @@ function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | u
         code: isKey ? 'UNKNOWN_KIND' : 'INVALID_VALUE',
         path: isKey ? [...path, String(error.propertyName)] : path,
         at: isKey ? 'key' : 'value',
-        message: `${value ?? ''} is not allowed for ${where}`,
+        message: `${value} is not allowed for ${where}`,
         hint: suggestion
           ? `did you mean ${JSON.stringify(suggestion)}? allowed: ${allowed}`
           : `allowed: ${allowed}`,
