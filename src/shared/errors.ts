@@ -71,16 +71,10 @@ export function quote(value: unknown, limit = QUOTE_LIMIT): string {
   }
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
-  switch (typeof value) {
-    case 'object':
-      return Array.isArray(value) ? 'a list' : 'a map';
-    case 'function':
-      return 'a function';
-    case 'symbol':
-      return 'a symbol';
-    default:
-      return clip(String(value), limit);
-  }
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'a map' : `a ${typeof value}`;
 }
 
 /** Text cut to `limit` characters, saying how long it was; for texts that are not values. */
