@@ -84,11 +84,15 @@ export interface ResourceProblem {
 
 const PLACEHOLDER = /^\{\{\s*\.(Site|Cluster|Node)((?:\.[A-Za-z0-9_]+)+)\s*\}\}$/;
 
-/** Finds a field by its Go struct name (`ClusterName`) or YAML name (`clusterName`). */
+/**
+ * Finds a field by its Go struct name (`ClusterName`) or YAML name (`clusterName`), among the
+ * value's own fields only: `.Site.constructor` or `.Cluster.toString` name no field, as in Go,
+ * instead of reaching JavaScript's prototype.
+ */
 function field(value: unknown, name: string): unknown {
-  if (value === null || typeof value !== 'object') return undefined;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const record = value as Record<string, unknown>;
-  if (name in record) return record[name];
+  if (Object.hasOwn(record, name)) return record[name];
   const lower = name.toLowerCase();
   const key = Object.keys(record).find((k) => k.toLowerCase() === lower);
   return key === undefined ? undefined : record[key];

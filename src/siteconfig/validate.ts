@@ -12,12 +12,18 @@ import { hasLocations, locate, parseYamlFile, rawText } from '../shared/source-y
 import type { SourceDocument, SourcePos } from '../shared/source-yaml.js';
 import { validate as validateSchema } from './schema-validator.generated.js';
 import {
+  ANNOTATIONS_TOTAL_LIMIT,
+  annotationKeyProblem,
+  annotationsBytes,
+  baseDomainProblem,
   closest,
   DNS_LABEL,
   isDnsSubdomain,
   labelKeyProblem,
   labelValueProblem,
   MAC,
+  namespaceNameProblem,
+  objectNameProblem,
   parseBmcAddress,
   parseJsonField,
 } from './rules.js';
@@ -434,6 +440,24 @@ function pointerToPath(pointer: string): (string | number)[] {
     .map((segment) => (/^(0|[1-9][0-9]*)$/.test(segment) ? Number(segment) : segment));
 }
 
+/** True for a number in an integer field that no Go int or JavaScript number holds exactly. */
+function isNotInteger(error: ErrorObject): boolean {
+  const parent = error.parentSchema as { type?: unknown } | undefined;
+  return (
+    parent?.type === 'integer' &&
+    (error.keyword === 'type' || error.keyword === 'minimum' || error.keyword === 'maximum') &&
+    typeof error.data === 'number' &&
+    !Number.isSafeInteger(error.data)
+  );
+}
+
+/** A number as YAML writes it: `.inf`, `.nan`, `1e+30`. */
+function numberText(value: number): string {
+  if (Number.isNaN(value)) return '.nan';
+  if (!Number.isFinite(value)) return value > 0 ? '.inf' : '-.inf';
+  return String(value);
+}
+
 interface DescribedIssue {
   severity: Severity;
   code: string;
@@ -448,6 +472,14 @@ function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | u
   const params = error.params as Record<string, unknown>;
   // The branches of an anyOf are alternatives: only the anyOf itself is worth reporting.
   if (error.schemaPath.includes('/anyOf/')) return undefined;
+  if (isNotInteger(error))
+    return {
+      severity: 'error',
+      code: 'NUMBER_NOT_INTEGER',
+      path,
+      message: `${where} must be a whole number, not ${numberText(error.data as number)}`,
+      hint: 'write an integer, e.g. 64: .inf, .nan, fractions and numbers beyond 2^53 are not integers',
+    };
   switch (error.keyword) {
     case 'anyOf':
       return {
@@ -594,7 +626,9 @@ function checkSemantics(
   broken: string[],
 ): void {
   const spec = (site as Partial<SiteConfig>).spec as unknown;
-  if (!isPlainObject(spec) || !Array.isArray(spec['clusters'])) return;
+  if (!isPlainObject(spec)) return;
+  checkSiteFields(doc, spec, report);
+  if (!Array.isArray(spec['clusters'])) return;
   // Structurally unchecked input: clusters may be anything until the schema says otherwise.
   const clusters = spec['clusters'] as readonly (SiteConfigCluster | null)[];
   clusters.forEach((cluster, index) => {
@@ -622,6 +656,136 @@ function checkSemantics(
       }
     });
   }
+}
+
+/** A string field of a structurally unchecked map, or undefined when it is no string. */
+function stringAt(map: unknown, ...keys: string[]): string | undefined {
+  let value: unknown = map;
+  for (const key of keys) {
+    if (!isPlainObject(value) || !Object.hasOwn(value, key)) return undefined;
+    value = value[key];
+  }
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Checks a name that another object refers to or that names an emitted object (a Secret, a
+ * ClusterImageSet, a SecretStore): the hub rejects or never finds a name Kubernetes cannot hold.
+ */
+export function checkObjectName(
+  doc: DocRef,
+  report: IssueSink,
+  path: Path,
+  name: string | undefined,
+  what: string,
+  namespace = false,
+): void {
+  if (name === undefined) return;
+  const problem = namespace ? namespaceNameProblem(name) : objectNameProblem(name);
+  if (problem)
+    report.add(
+      doc,
+      'error',
+      'REFERENCE_NAME_INVALID',
+      path,
+      `${what} ${quote(name)} is not a valid ${namespace ? 'namespace' : 'object'} name: ${problem}`,
+      'Kubernetes names are lowercase RFC 1123 names; use the exact name of the object on the hub',
+    );
+}
+
+/** Checks the base domain, which every cluster's API and ingress names end in. */
+export function checkBaseDomain(doc: DocRef, report: IssueSink, path: Path, domain: unknown): void {
+  if (typeof domain !== 'string') return;
+  const problem = baseDomainProblem(domain);
+  if (problem)
+    report.add(
+      doc,
+      'error',
+      'BASE_DOMAIN_INVALID',
+      path,
+      `baseDomain ${quote(domain)} is not a DNS domain: ${problem}`,
+      'write the domain the clusters live under, e.g. edge.example.com',
+    );
+}
+
+/**
+ * Checks annotations a SiteConfig adds per kind (`crAnnotations.add`, or a ClusterInstance's
+ * `extraAnnotations`): keys as the API server checks them, and their total size.
+ */
+export function checkAnnotationMaps(
+  doc: DocRef,
+  report: IssueSink,
+  at: Path,
+  byKind: unknown,
+): void {
+  if (!isPlainObject(byKind)) return;
+  for (const [kind, annotations] of Object.entries(byKind)) {
+    if (!isPlainObject(annotations)) continue;
+    for (const key of Object.keys(annotations)) {
+      const problem = annotationKeyProblem(key);
+      if (problem)
+        report.add(
+          doc,
+          'error',
+          'ANNOTATION_INVALID',
+          [...at, kind, key],
+          `annotation key ${quote(key)} is invalid: ${problem}`,
+          `Kubernetes would reject the ${kind}; rename the annotation`,
+          'key',
+        );
+    }
+    const bytes = annotationsBytes(annotations);
+    if (bytes > ANNOTATIONS_TOTAL_LIMIT)
+      report.add(
+        doc,
+        'error',
+        'ANNOTATION_INVALID',
+        [...at, kind],
+        `the annotations for ${kind} have ${String(bytes)} bytes; Kubernetes takes at most ${String(ANNOTATIONS_TOTAL_LIMIT)} per object`,
+        'keep large data in a ConfigMap and annotate a reference to it',
+        'key',
+      );
+  }
+}
+
+/** The site's own fields: base domain, the names it refers to, its annotations. */
+function checkSiteFields(doc: DocRef, spec: Record<string, unknown>, report: IssueSink): void {
+  checkBaseDomain(doc, report, ['spec', 'baseDomain'], spec['baseDomain']);
+  checkObjectName(
+    doc,
+    report,
+    ['spec', 'pullSecretRef', 'name'],
+    stringAt(spec, 'pullSecretRef', 'name'),
+    'pull secret Secret',
+  );
+  checkObjectName(
+    doc,
+    report,
+    ['spec', 'sshPrivateKeySecretRef', 'name'],
+    stringAt(spec, 'sshPrivateKeySecretRef', 'name'),
+    'SSH private key Secret',
+  );
+  checkObjectName(
+    doc,
+    report,
+    ['spec', 'clusterImageSetNameRef'],
+    stringAt(spec, 'clusterImageSetNameRef'),
+    'ClusterImageSet',
+  );
+  checkObjectName(
+    doc,
+    report,
+    ['spec', 'pullSecret', 'externalSecret', 'storeRef', 'name'],
+    stringAt(spec, 'pullSecret', 'externalSecret', 'storeRef', 'name'),
+    'secret store',
+  );
+  if (isPlainObject(spec['crAnnotations']))
+    checkAnnotationMaps(
+      doc,
+      report,
+      ['spec', 'crAnnotations', 'add'],
+      spec['crAnnotations']['add'],
+    );
 }
 
 export function checkClusterName(
@@ -739,6 +903,7 @@ export class ClusterChecker {
       }
     }
     this.checkJsonFields();
+    this.checkReferences();
     this.checkLabels();
     this.checkProxyAndNtp();
     this.checkNodes();
@@ -784,6 +949,53 @@ export class ClusterChecker {
         'assisted-service merges only Ignition spec 3 configs; add "ignition":{"version":"3.2.0"}',
       );
     }
+  }
+
+  /** Names of objects the cluster refers to or emits, and the annotations it adds. */
+  private checkReferences(): void {
+    const { cluster, at, doc, report } = this;
+    checkObjectName(
+      doc,
+      report,
+      [...at, 'clusterImageSetNameRef'],
+      stringAt(cluster, 'clusterImageSetNameRef'),
+      'ClusterImageSet',
+    );
+    const map = cluster.siteConfigMap;
+    if (map?.name !== undefined && map.name !== '')
+      checkObjectName(doc, report, [...at, 'siteConfigMap', 'name'], map.name, 'site ConfigMap');
+    checkObjectName(
+      doc,
+      report,
+      [...at, 'siteConfigMap', 'namespace'],
+      stringAt(map, 'namespace'),
+      'site ConfigMap namespace',
+      true,
+    );
+    checkAnnotationMaps(doc, report, [...at, 'crAnnotations', 'add'], cluster.crAnnotations?.add);
+    cluster.nodes.forEach((node, index) => {
+      const nodeAt = [...at, 'nodes', index];
+      checkObjectName(
+        doc,
+        report,
+        [...nodeAt, 'bmcCredentialsName', 'name'],
+        stringAt(node, 'bmcCredentialsName', 'name'),
+        'BMC credentials Secret',
+      );
+      checkObjectName(
+        doc,
+        report,
+        [...nodeAt, 'bmcCredentials', 'externalSecret', 'storeRef', 'name'],
+        stringAt(node, 'bmcCredentials', 'externalSecret', 'storeRef', 'name'),
+        'secret store',
+      );
+      checkAnnotationMaps(
+        doc,
+        report,
+        [...nodeAt, 'crAnnotations', 'add'],
+        node.crAnnotations?.add,
+      );
+    });
   }
 
   private checkLabels(): void {
@@ -1131,6 +1343,20 @@ export class ClusterChecker {
           'use lowercase letters, digits, "-" and ".", each label starting and ending with a letter or digit',
         );
       }
+      const secretName = `${node.hostName}-bmc-secret`;
+      if (
+        node.bmcCredentials !== undefined &&
+        node.bmcCredentialsName === undefined &&
+        secretName.length > 253 &&
+        node.hostName.length <= 253
+      ) {
+        this.error(
+          'HOSTNAME_INVALID',
+          [...at, 'hostName'],
+          `hostName has ${String(node.hostName.length)} characters: the BMC Secret named after it (<hostName>-bmc-secret) would exceed Kubernetes' 253`,
+          'use a host name of at most 242 characters, or name the Secret with bmcCredentialsName',
+        );
+      }
       if (first !== undefined) {
         this.error(
           'HOSTNAME_DUPLICATE',
@@ -1251,7 +1477,8 @@ export class ClusterChecker {
     }
     if (node.ignitionConfigOverride !== undefined)
       this.checkIgnition([...at, 'ignitionConfigOverride'], node.ignitionConfigOverride);
-    for (const [key] of Object.entries(node.nodeLabels ?? {})) {
+    const nodeLabels = node.nodeLabels ?? {};
+    for (const [key, value] of Object.entries(nodeLabels)) {
       const problem = labelKeyProblem(key);
       if (problem)
         this.error(
@@ -1260,6 +1487,15 @@ export class ClusterChecker {
           `node label key ${quote(key)} is invalid: ${problem}`,
           'the label is applied to the Node object; rename it',
           'key',
+        );
+      const text = scalarText(nodeLabels, key, value);
+      const valueProblem = labelValueProblem(text);
+      if (valueProblem)
+        this.error(
+          'LABEL_INVALID',
+          [...at, 'nodeLabels', key],
+          `node label value ${quote(text)} of ${quote(key)} is invalid: ${valueProblem}`,
+          'the label is applied to the Node object; shorten or simplify the value',
         );
     }
   }

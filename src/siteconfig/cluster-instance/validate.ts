@@ -10,7 +10,10 @@ import type { Severity } from '../../shared/errors.js';
 import { labelKeyProblem, labelValueProblem } from '../rules.js';
 import type { SiteConfig, SiteConfigCluster } from '../types.js';
 import {
+  checkAnnotationMaps,
+  checkBaseDomain,
   checkClusterName,
+  checkObjectName,
   checkStructure,
   ClusterChecker,
   isBroken,
@@ -136,6 +139,7 @@ class ClusterInstanceChecker {
     this.spec.nodes.forEach((node, index) => {
       this.checkExtraLabels(['spec', 'nodes', index], node.extraLabels);
     });
+    this.checkNamesAndAnnotations();
     this.checkTemplateRefs();
   }
 
@@ -239,6 +243,35 @@ class ClusterInstanceChecker {
         );
       });
     }
+  }
+
+  /**
+   * The base domain, the pull secret name and the annotations of every kind; host names, which
+   * the default templates also write as label values (one InfraEnv per host), fit in 63.
+   */
+  private checkNamesAndAnnotations(): void {
+    const { doc, report, spec } = this;
+    checkBaseDomain(doc, report, ['spec', 'baseDomain'], spec.baseDomain);
+    checkObjectName(
+      doc,
+      report,
+      ['spec', 'pullSecretRef', 'name'],
+      spec.pullSecretRef.name,
+      'pull secret Secret',
+    );
+    checkAnnotationMaps(doc, report, ['spec', 'extraAnnotations'], spec.extraAnnotations);
+    spec.nodes.forEach((node, index) => {
+      const at = ['spec', 'nodes', index];
+      checkAnnotationMaps(doc, report, [...at, 'extraAnnotations'], node.extraAnnotations);
+      if (node.hostName.length > 63 && node.hostName.length <= 253)
+        this.issue(
+          'error',
+          'HOSTNAME_INVALID',
+          [...at, 'hostName'],
+          `hostName has ${String(node.hostName.length)} characters: the templates write it as a label value, which holds at most 63`,
+          'use a host name of at most 63 characters (the InfraEnv of the host is selected by it)',
+        );
+    });
   }
 
   /** Label keys and values of every kind, as Kubernetes accepts them. */
