@@ -6,12 +6,12 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SecretFiles, SecretSource } from '../siteconfig/index.js';
+import type { RawSecretFiles, SecretSource } from '../siteconfig/index.js';
 
 /** A SecretSource reading sub-directories of `dir`. */
 export function fsSecretSource(dir: string): SecretSource {
   return {
-    readDirectory: (name): SecretFiles | undefined => {
+    readDirectory: (name): RawSecretFiles | undefined => {
       if (name.split('/').some((part) => part === '..' || part === '')) return undefined;
       const path = join(dir, name);
       let entries: string[];
@@ -20,12 +20,13 @@ export function fsSecretSource(dir: string): SecretSource {
       } catch {
         return undefined;
       }
-      const files: Record<string, string> = {};
+      const files: Record<string, Uint8Array> = {};
       for (const entry of entries) {
         if (entry.startsWith('..')) continue;
         try {
           const file = join(path, entry);
-          if (statSync(file).isFile()) files[entry] = readFileSync(file, 'utf8');
+          // Bytes, not text: the compiler refuses content that is not UTF-8.
+          if (statSync(file).isFile()) files[entry] = readFileSync(file);
         } catch {
           // A key that vanished while reading (a Secret update) is reported as missing.
         }

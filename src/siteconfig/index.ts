@@ -36,6 +36,7 @@ export { emptyResources, NO_SECRETS } from './resources.js';
 export type {
   ClusterResources,
   NodeResources,
+  RawSecretFiles,
   SecretFiles,
   SecretSource,
   SiteResources,
