@@ -222,7 +222,7 @@ describe('Go templates never throw anything but a positioned TemplateError', () 
         a: 1234.5678,
         b: 1234567.5,
         c: 1e-7,
-        d: 2.5e6,
+        d: 1234567.5,
       }),
     ).toBe('1.234568e+03 1.23e+06 1e-07 1.2345675e+06');
   });
