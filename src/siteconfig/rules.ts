@@ -64,11 +64,16 @@ export function namespaceNameProblem(name: string): string | undefined {
   return undefined;
 }
 
+/** A DNS domain: labels of 1 to 63 letters, digits and "-" (not at either end), joined by dots. */
+const DOMAIN =
+  /^[A-Za-z0-9](?:[-A-Za-z0-9]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*$/;
+
 /**
  * Why a base domain is no DNS domain, or undefined when it is one: dot-separated labels of
  * letters, digits and "-" (not at either end), each at most 63 characters, 253 in all.
  */
 export function baseDomainProblem(domain: string): string | undefined {
+  if (domain.length <= 253 && DOMAIN.test(domain)) return undefined;
   if (domain.length > 253)
     return `it has ${String(domain.length)} characters; at most 253 are allowed`;
   const labels = domain.split('.');
