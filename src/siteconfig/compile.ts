@@ -221,7 +221,7 @@ class ClusterCompiler {
     }
     if (metadata.namespace !== expectedNamespace) {
       const expected =
-        expectedNamespace === undefined ? 'none (cluster-scoped)' : `${quote(expectedNamespace)}`;
+        expectedNamespace === undefined ? 'none (cluster-scoped)' : quote(expectedNamespace);
       problems.push(`metadata.namespace is ${quote(metadata.namespace)}, expected ${expected}`);
     }
     const wave = String(SyncWaves[override.kind] ?? 0);

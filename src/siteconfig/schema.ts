@@ -16,12 +16,6 @@ export const ClusterKinds = [
 ] as const;
 export const NodeKinds = ['BareMetalHost', 'HostFirmwareSettings', 'NMStateConfig'] as const;
 
-/**
- * An integer field: a whole number a Go int and a JavaScript number both hold exactly, so that
- * `.inf` and `1e+30` (which the schema's "integer" lets through) are refused.
- */
-const integer = (minimum = -Number.MAX_SAFE_INTEGER, maximum = Number.MAX_SAFE_INTEGER) =>
-  ({ type: 'integer', minimum, maximum }) as const;
 const stringLike = { type: ['string', 'number', 'boolean', 'null'] } as const;
 const stringMap = { type: 'object', additionalProperties: stringLike } as const;
 const nameRef = {
@@ -114,7 +108,7 @@ export const clusterNetworkSchema = {
     additionalProperties: false,
     properties: {
       cidr: { type: 'string' },
-      hostPrefix: integer(1, 128),
+      hostPrefix: { type: 'integer', minimum: 1, maximum: 128 },
     },
   },
 } as const;
@@ -151,7 +145,7 @@ export const rootDeviceHintsSchema = {
     model: { type: 'string' },
     vendor: { type: 'string' },
     serialNumber: { type: 'string' },
-    minSizeGigabytes: integer(0),
+    minSizeGigabytes: { type: 'integer', minimum: 0 },
     wwn: { type: 'string' },
     wwnWithExtension: { type: 'string' },
     wwnVendorExtension: { type: 'string' },
@@ -219,8 +213,8 @@ const nodeSchema = {
               additionalProperties: false,
               properties: {
                 mount_point: { type: 'string', minLength: 1 },
-                size: integer(),
-                start: integer(),
+                size: { type: 'integer' },
+                start: { type: 'integer' },
                 file_system_format: { type: 'string', default: 'xfs' },
               },
             },

@@ -446,6 +446,9 @@ function pointerToPath(pointer: string): (string | number)[] {
     .map((segment) => (/^(0|[1-9][0-9]*)$/.test(segment) ? Number(segment) : segment));
 }
 
+const NOT_INTEGER_HINT =
+  'write an integer, e.g. 64: .inf, .nan, fractions and numbers beyond 2^53 are not integers';
+
 /** True for a number in an integer field that no Go int or JavaScript number holds exactly. */
 function isNotInteger(error: ErrorObject): boolean {
   const parent = error.parentSchema as { type?: unknown } | undefined;
@@ -484,7 +487,7 @@ function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | u
       code: 'NUMBER_NOT_INTEGER',
       path,
       message: `${where} must be a whole number, not ${numberText(error.data as number)}`,
-      hint: 'write an integer, e.g. 64: .inf, .nan, fractions and numbers beyond 2^53 are not integers',
+      hint: NOT_INTEGER_HINT,
     };
   switch (error.keyword) {
     case 'anyOf':
@@ -664,36 +667,32 @@ function checkSemantics(
   }
 }
 
-/** A string field of a structurally unchecked map, or undefined when it is no string. */
-function stringAt(map: unknown, ...keys: string[]): string | undefined {
-  let value: unknown = map;
-  for (const key of keys) {
-    if (!isPlainObject(value) || !Object.hasOwn(value, key)) return undefined;
-    value = value[key];
-  }
-  return typeof value === 'string' ? value : undefined;
+/** Field `key` of a structurally unchecked value, or undefined when it is no map or lacks it. */
+function fieldOf(value: unknown, key: string): unknown {
+  return isPlainObject(value) && Object.hasOwn(value, key) ? value[key] : undefined;
 }
 
 /**
  * Checks a name that another object refers to or that names an emitted object (a Secret, a
  * ClusterImageSet, a SecretStore): the hub rejects or never finds a name Kubernetes cannot hold.
+ * `path` is built only for a report (this runs for every site of a fleet).
  */
 export function checkObjectName(
   doc: DocRef,
   report: IssueSink,
-  path: Path,
-  name: string | undefined,
+  name: unknown,
   what: string,
+  path: () => Path,
   namespace = false,
 ): void {
-  if (name === undefined) return;
+  if (typeof name !== 'string') return;
   const problem = namespace ? namespaceNameProblem(name) : objectNameProblem(name);
   if (problem)
     report.add(
       doc,
       'error',
       'REFERENCE_NAME_INVALID',
-      path,
+      path(),
       `${what} ${quote(name)} is not a valid ${namespace ? 'namespace' : 'object'} name: ${problem}`,
       'Kubernetes names are lowercase RFC 1123 names; use the exact name of the object on the hub',
     );
@@ -721,10 +720,11 @@ export function checkBaseDomain(doc: DocRef, report: IssueSink, path: Path, doma
 export function checkAnnotationMaps(
   doc: DocRef,
   report: IssueSink,
-  at: Path,
   byKind: unknown,
+  path: () => Path,
 ): void {
   if (!isPlainObject(byKind)) return;
+  const at = path();
   for (const [kind, annotations] of Object.entries(byKind)) {
     if (!isPlainObject(annotations)) continue;
     for (const key of Object.keys(annotations)) {
@@ -757,41 +757,35 @@ export function checkAnnotationMaps(
 /** The site's own fields: base domain, the names it refers to, its annotations. */
 function checkSiteFields(doc: DocRef, spec: Record<string, unknown>, report: IssueSink): void {
   checkBaseDomain(doc, report, ['spec', 'baseDomain'], spec['baseDomain']);
+  checkObjectName(doc, report, fieldOf(spec['pullSecretRef'], 'name'), 'pull secret Secret', () => [
+    'spec',
+    'pullSecretRef',
+    'name',
+  ]);
   checkObjectName(
     doc,
     report,
-    ['spec', 'pullSecretRef', 'name'],
-    stringAt(spec, 'pullSecretRef', 'name'),
-    'pull secret Secret',
-  );
-  checkObjectName(
-    doc,
-    report,
-    ['spec', 'sshPrivateKeySecretRef', 'name'],
-    stringAt(spec, 'sshPrivateKeySecretRef', 'name'),
+    fieldOf(spec['sshPrivateKeySecretRef'], 'name'),
     'SSH private key Secret',
+    () => ['spec', 'sshPrivateKeySecretRef', 'name'],
   );
+  checkObjectName(doc, report, spec['clusterImageSetNameRef'], 'ClusterImageSet', () => [
+    'spec',
+    'clusterImageSetNameRef',
+  ]);
   checkObjectName(
     doc,
     report,
-    ['spec', 'clusterImageSetNameRef'],
-    stringAt(spec, 'clusterImageSetNameRef'),
-    'ClusterImageSet',
-  );
-  checkObjectName(
-    doc,
-    report,
-    ['spec', 'pullSecret', 'externalSecret', 'storeRef', 'name'],
-    stringAt(spec, 'pullSecret', 'externalSecret', 'storeRef', 'name'),
+    fieldOf(fieldOf(fieldOf(spec['pullSecret'], 'externalSecret'), 'storeRef'), 'name'),
     'secret store',
+    () => ['spec', 'pullSecret', 'externalSecret', 'storeRef', 'name'],
   );
   if (isPlainObject(spec['crAnnotations']))
-    checkAnnotationMaps(
-      doc,
-      report,
-      ['spec', 'crAnnotations', 'add'],
-      spec['crAnnotations']['add'],
-    );
+    checkAnnotationMaps(doc, report, spec['crAnnotations']['add'], () => [
+      'spec',
+      'crAnnotations',
+      'add',
+    ]);
 }
 
 export function checkClusterName(
@@ -960,47 +954,49 @@ export class ClusterChecker {
   /** Names of objects the cluster refers to or emits, and the annotations it adds. */
   private checkReferences(): void {
     const { cluster, at, doc, report } = this;
-    checkObjectName(
-      doc,
-      report,
-      [...at, 'clusterImageSetNameRef'],
-      stringAt(cluster, 'clusterImageSetNameRef'),
-      'ClusterImageSet',
-    );
+    checkObjectName(doc, report, cluster.clusterImageSetNameRef, 'ClusterImageSet', () => [
+      ...at,
+      'clusterImageSetNameRef',
+    ]);
     const map = cluster.siteConfigMap;
     if (map?.name !== undefined && map.name !== '')
-      checkObjectName(doc, report, [...at, 'siteConfigMap', 'name'], map.name, 'site ConfigMap');
+      checkObjectName(doc, report, map.name, 'site ConfigMap', () => [
+        ...at,
+        'siteConfigMap',
+        'name',
+      ]);
     checkObjectName(
       doc,
       report,
-      [...at, 'siteConfigMap', 'namespace'],
-      stringAt(map, 'namespace'),
+      map?.namespace,
       'site ConfigMap namespace',
+      () => [...at, 'siteConfigMap', 'namespace'],
       true,
     );
-    checkAnnotationMaps(doc, report, [...at, 'crAnnotations', 'add'], cluster.crAnnotations?.add);
+    checkAnnotationMaps(doc, report, cluster.crAnnotations?.add, () => [
+      ...at,
+      'crAnnotations',
+      'add',
+    ]);
     cluster.nodes.forEach((node, index) => {
-      const nodeAt = [...at, 'nodes', index];
+      const nodeAt = (): Path => [...at, 'nodes', index];
+      checkObjectName(doc, report, node.bmcCredentialsName?.name, 'BMC credentials Secret', () => [
+        ...nodeAt(),
+        'bmcCredentialsName',
+        'name',
+      ]);
       checkObjectName(
         doc,
         report,
-        [...nodeAt, 'bmcCredentialsName', 'name'],
-        stringAt(node, 'bmcCredentialsName', 'name'),
-        'BMC credentials Secret',
-      );
-      checkObjectName(
-        doc,
-        report,
-        [...nodeAt, 'bmcCredentials', 'externalSecret', 'storeRef', 'name'],
-        stringAt(node, 'bmcCredentials', 'externalSecret', 'storeRef', 'name'),
+        node.bmcCredentials?.externalSecret?.storeRef.name,
         'secret store',
+        () => [...nodeAt(), 'bmcCredentials', 'externalSecret', 'storeRef', 'name'],
       );
-      checkAnnotationMaps(
-        doc,
-        report,
-        [...nodeAt, 'crAnnotations', 'add'],
-        node.crAnnotations?.add,
-      );
+      checkAnnotationMaps(doc, report, node.crAnnotations?.add, () => [
+        ...nodeAt(),
+        'crAnnotations',
+        'add',
+      ]);
     });
   }
 
@@ -1458,6 +1454,9 @@ export class ClusterChecker {
         node.nodeNetwork.config,
         interfaceNames,
       );
+    const minSize = node.rootDeviceHints?.minSizeGigabytes;
+    if (minSize !== undefined)
+      this.checkInteger([...at, 'rootDeviceHints', 'minSizeGigabytes'], minSize);
     if (node.hardwareProfile !== undefined) {
       this.warn(
         'IGNORED_FIELD',
@@ -1693,6 +1692,20 @@ export class ClusterChecker {
     }
   }
 
+  /**
+   * JSON Schema's "integer" lets `.inf` and `1e+30` through (they have no fraction); the hub and
+   * Go readers take neither. Fractions and `.nan` fail the schema already (isNotInteger).
+   */
+  private checkInteger(path: Path, value: number): void {
+    if (!Number.isSafeInteger(value))
+      this.error(
+        'NUMBER_NOT_INTEGER',
+        path,
+        `${quote(path.join('.'))} must be a whole number, not ${numberText(value)}`,
+        NOT_INTEGER_HINT,
+      );
+  }
+
   // -- fields generated by later stages, validated now -------------------------------------
 
   private checkDeferredFields(): void {
@@ -1730,6 +1743,8 @@ export class ClusterChecker {
       (node.diskPartition ?? []).forEach((disk, d) => {
         disk.partitions.forEach((part, p) => {
           const path = [...nodeAt, 'diskPartition', d, 'partitions', p];
+          this.checkInteger([...path, 'start'], part.start);
+          this.checkInteger([...path, 'size'], part.size);
           if (part.start < 25000)
             this.error(
               'DISK_PARTITION_INVALID',

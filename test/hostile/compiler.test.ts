@@ -314,20 +314,30 @@ describe('refuses what the hub would reject, at the offending value', () => {
   });
 
   it('refuses .inf, .nan, 1e+30 and fractions in integer fields', () => {
-    const text = snoSite({
+    const partition = (size: string, start: string): string =>
+      `          diskPartition:\n            - device: /dev/sdb\n              partitions:\n                - mount_point: /var/x\n                  size: ${size}\n                  start: ${start}\n`;
+    // What JSON Schema's integer refuses itself: .nan and fractions, and .inf past a maximum.
+    const schema = snoSite({
       cluster: '      clusterNetwork:\n        - cidr: 10.128.0.0/14\n          hostPrefix: .inf\n',
-      node: '          rootDeviceHints:\n            minSizeGigabytes: 1e+30\n          diskPartition:\n            - device: /dev/sdb\n              partitions:\n                - mount_point: /var/x\n                  size: .nan\n                  start: 25000.5\n',
+      node: partition('.nan', '25000.5'),
     });
-    const issues = errors(text);
+    const issues = errors(schema);
     expect(issues.map(({ code, line, column }) => ({ code, line, column }))).toEqual([
-      { code: 'NUMBER_NOT_INTEGER', ...at(text, '.inf') },
-      { code: 'NUMBER_NOT_INTEGER', ...at(text, '1e+30') },
-      { code: 'NUMBER_NOT_INTEGER', ...at(text, '.nan') },
-      { code: 'NUMBER_NOT_INTEGER', ...at(text, '25000.5') },
+      { code: 'NUMBER_NOT_INTEGER', ...at(schema, '.inf') },
+      { code: 'NUMBER_NOT_INTEGER', ...at(schema, '.nan') },
+      { code: 'NUMBER_NOT_INTEGER', ...at(schema, '25000.5') },
     ]);
     expect(issues[0]!.message).toBe(
       '"spec.clusters.0.clusterNetwork.0.hostPrefix" must be a whole number, not .inf',
     );
+    // What it lets through, having no fraction: .inf and 1e+30.
+    const rules = snoSite({
+      node: `          rootDeviceHints:\n            minSizeGigabytes: 1e+30\n${partition('30000', '.inf')}`,
+    });
+    expect(found(rules)).toEqual([
+      { code: 'NUMBER_NOT_INTEGER', ...at(rules, '1e+30') },
+      { code: 'NUMBER_NOT_INTEGER', ...at(rules, '.inf') },
+    ]);
   });
 
   it('refuses a base domain that is no DNS domain', () => {

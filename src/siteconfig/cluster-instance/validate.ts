@@ -252,17 +252,15 @@ class ClusterInstanceChecker {
   private checkNamesAndAnnotations(): void {
     const { doc, report, spec } = this;
     checkBaseDomain(doc, report, ['spec', 'baseDomain'], spec.baseDomain);
-    checkObjectName(
-      doc,
-      report,
-      ['spec', 'pullSecretRef', 'name'],
-      spec.pullSecretRef.name,
-      'pull secret Secret',
-    );
-    checkAnnotationMaps(doc, report, ['spec', 'extraAnnotations'], spec.extraAnnotations);
+    checkObjectName(doc, report, spec.pullSecretRef.name, 'pull secret Secret', () => [
+      'spec',
+      'pullSecretRef',
+      'name',
+    ]);
+    checkAnnotationMaps(doc, report, spec.extraAnnotations, () => ['spec', 'extraAnnotations']);
     spec.nodes.forEach((node, index) => {
       const at = ['spec', 'nodes', index];
-      checkAnnotationMaps(doc, report, [...at, 'extraAnnotations'], node.extraAnnotations);
+      checkAnnotationMaps(doc, report, node.extraAnnotations, () => [...at, 'extraAnnotations']);
       if (node.hostName.length > 63 && node.hostName.length <= 253)
         this.issue(
           'error',
