@@ -347,6 +347,19 @@ describe('refuses what the hub would reject, at the offending value', () => {
     }
   });
 
+  it('refuses template references of a ClusterInstance that no ConfigMap can have', () => {
+    const ci = readFileSync(
+      join(repoRoot, 'examples/clusterinstance/clusterinstance-sno.yaml'),
+      'utf8',
+    )
+      .replace('- name: ai-cluster-templates-v1', '- name: AI Cluster Templates')
+      .replace('namespace: open-cluster-management\n  nodes:', 'namespace: ocm.example\n  nodes:');
+    expect(found(ci)).toEqual([
+      { code: 'REFERENCE_NAME_INVALID', ...at(ci, 'AI Cluster Templates') },
+      { code: 'REFERENCE_NAME_INVALID', ...at(ci, 'ocm.example') },
+    ]);
+  });
+
   it('refuses reference names that no Kubernetes object can have', () => {
     const text = snoSite()
       .replace('clusterImageSetNameRef: openshift-4.18', 'clusterImageSetNameRef: "Bad Name!"')

@@ -258,8 +258,24 @@ class ClusterInstanceChecker {
       'name',
     ]);
     checkAnnotationMaps(doc, report, spec.extraAnnotations, () => ['spec', 'extraAnnotations']);
+    checkObjectName(doc, report, spec.caBundleRef?.name, 'CA bundle ConfigMap', () => [
+      'spec',
+      'caBundleRef',
+      'name',
+    ]);
+    (spec.extraManifestsRefs ?? []).forEach((ref, k) => {
+      checkObjectName(doc, report, ref.name, 'extra-manifests ConfigMap', () => [
+        'spec',
+        'extraManifestsRefs',
+        k,
+        'name',
+      ]);
+    });
+    this.checkRefs(['spec', 'templateRefs'], spec.templateRefs, 'template ConfigMap');
     spec.nodes.forEach((node, index) => {
       const at = ['spec', 'nodes', index];
+      this.checkRefs([...at, 'templateRefs'], node.templateRefs, 'template ConfigMap');
+      if (node.hostRef) this.checkRefs([...at], [node.hostRef], 'host', 'hostRef');
       checkAnnotationMaps(doc, report, node.extraAnnotations, () => [...at, 'extraAnnotations']);
       if (node.hostName.length > 63 && node.hostName.length <= 253)
         this.issue(
@@ -269,6 +285,28 @@ class ClusterInstanceChecker {
           `hostName has ${String(node.hostName.length)} characters: the templates write it as a label value, which holds at most 63`,
           'use a host name of at most 63 characters (the InfraEnv of the host is selected by it)',
         );
+    });
+  }
+
+  /** Names and namespaces of namespaced references (`templateRefs` entries, `hostRef`). */
+  private checkRefs(
+    at: Path,
+    refs: readonly { readonly name: string; readonly namespace: string }[],
+    what: string,
+    field?: string,
+  ): void {
+    const { doc, report } = this;
+    refs.forEach((ref, k) => {
+      const path = field === undefined ? [...at, k] : [...at, field];
+      checkObjectName(doc, report, ref.name, what, () => [...path, 'name']);
+      checkObjectName(
+        doc,
+        report,
+        ref.namespace,
+        `${what} namespace`,
+        () => [...path, 'namespace'],
+        true,
+      );
     });
   }
 
