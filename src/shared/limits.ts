@@ -43,8 +43,22 @@ export const defaultLimits: Limits = {
   totalMs: 45_000,
 };
 
-/** How to raise a limit, for the hint of the error that names it. */
-export function raiseLimitHint(name: keyof Limits): string {
-  const env = name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase();
-  return `raise the limit ${name} with --limit ${name}=N or SITEFORGE_LIMIT_${env}=N`;
+/** The name of a limit on the command line, e.g. `file-bytes` for `fileBytes`. */
+export function limitFlagName(limit: keyof Limits): string {
+  return limit.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** The environment variable of a limit, e.g. `SITEFORGE_LIMIT_FILE_BYTES` for `fileBytes`. */
+export function limitEnvName(limit: keyof Limits): string {
+  return `SITEFORGE_LIMIT_${limitFlagName(limit).replace(/-/g, '_').toUpperCase()}`;
+}
+
+/** The issue code of a limit, e.g. `LIMIT_FILE_BYTES` for `fileBytes`. */
+export function limitCode(limit: keyof Limits): string {
+  return `LIMIT_${limitFlagName(limit).replace(/-/g, '_').toUpperCase()}`;
+}
+
+/** The hint of every over-limit message: how to raise that limit, by flag and by env. */
+export function limitHint(limit: keyof Limits): string {
+  return `raise it with --limit ${limitFlagName(limit)}=N or ${limitEnvName(limit)}=N (in Argo CD: in the environment of the siteforge sidecar)`;
 }

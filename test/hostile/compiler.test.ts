@@ -124,10 +124,13 @@ describe('budgets', () => {
       limits: { ...defaultLimits, templateSteps: 300_000 },
     });
     expect(found).toHaveLength(200);
-    expect(found.every((issue) => issue.code === 'TEMPLATE_EXECUTION_FAILED')).toBe(true);
+    expect(found.every((issue) => issue.code === 'LIMIT_TEMPLATE_STEPS')).toBe(true);
     // The budget is the run's: every cluster after the first is refused at once.
-    expect(found[199]!.message).toContain(
-      'the templates of this run took more than 300000 steps (a loop that never ends?); raise the limit templateSteps with --limit templateSteps=N',
+    expect(found[199]!.message).toBe(
+      'tmpl/x.yaml.tmpl:1: rendering for role master: the templates of this run took more than 300000 steps (a loop that never ends?)',
+    );
+    expect(found[199]!.hint).toMatch(
+      /^raise it with --limit template-steps=N or SITEFORGE_LIMIT_TEMPLATE_STEPS=N/,
     );
   });
 
@@ -141,11 +144,13 @@ describe('budgets', () => {
     expect(rest).toEqual([]);
     const text = fleetWithTemplates(1);
     expect(issue).toMatchObject({
-      code: 'TEMPLATE_EXECUTION_FAILED',
+      code: 'LIMIT_TEMPLATE_OUTPUT_BYTES',
+      message:
+        'tmpl/x.yaml.tmpl:1: rendering for role master: the output is larger than 1000 bytes',
       ...at(text, 'searchPaths: [tmpl]', 'tmpl'),
     });
-    expect(issue!.message).toContain(
-      'the output is larger than 1000 bytes; raise the limit templateOutputBytes with --limit templateOutputBytes=N',
+    expect(issue!.hint).toMatch(
+      /^raise it with --limit template-output-bytes=N or SITEFORGE_LIMIT_TEMPLATE_OUTPUT_BYTES=N/,
     );
   });
 

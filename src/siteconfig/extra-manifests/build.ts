@@ -55,6 +55,7 @@
 import { quote } from '../../shared/errors.js';
 import { posix } from 'node:path';
 import { parseYamlFile } from '../../shared/source-yaml.js';
+import { limitCode, limitHint } from '../../shared/limits.js';
 import { emitYaml } from '../../shared/yaml-emit.js';
 import { resolveSitePath } from '../site-files.js';
 import type { DirEntry, SiteFiles } from '../site-files.js';
@@ -839,9 +840,11 @@ function renderTemplate(
       problem: problem(
         entry.at,
         'error',
-        'TEMPLATE_EXECUTION_FAILED',
+        err.limit ? limitCode(err.limit) : 'TEMPLATE_EXECUTION_FAILED',
         `${entry.path}:${String(err.line)}: rendering for role ${role}: ${err.detail}`,
-        'templates see {{ .Role }} and the cluster as {{ .Data }}, with Go field names (.Data.ClusterName, .Data.Nodes, .Data.DiskEncryption.Type)',
+        err.limit
+          ? limitHint(err.limit)
+          : 'templates see {{ .Role }} and the cluster as {{ .Data }}, with Go field names (.Data.ClusterName, .Data.Nodes, .Data.DiskEncryption.Type)',
       ),
     };
   }

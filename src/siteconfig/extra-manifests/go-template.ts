@@ -19,7 +19,7 @@
  * ones, "can't evaluate field" for unknown ones, and always true in a condition.
  */
 import { clip, quote } from '../../shared/errors.js';
-import { defaultLimits, raiseLimitHint } from '../../shared/limits.js';
+import { defaultLimits } from '../../shared/limits.js';
 import type { Limits } from '../../shared/limits.js';
 
 /** Marker returned by TemplateStruct.field for a field the struct type does not have. */
@@ -42,6 +42,8 @@ export class TemplateError extends Error {
     /** 1-based line in the template file. */
     readonly line: number,
     readonly detail: string,
+    /** The limit of the run the rendering went over, when that is why it failed. */
+    readonly limit?: 'templateSteps' | 'templateOutputBytes',
   ) {
     super(`${String(line)}: ${detail}`);
     this.name = 'TemplateError';
@@ -943,14 +945,15 @@ class Executor {
     return value;
   };
 
-  private fail(detail: string): never {
-    throw new TemplateError('execute', this.line, detail);
+  private fail(detail: string, limit?: 'templateSteps' | 'templateOutputBytes'): never {
+    throw new TemplateError('execute', this.line, detail, limit);
   }
 
   private tick(steps = 1): void {
     if (!this.budget.spend(steps))
       this.fail(
-        `the templates of this run took more than ${String(this.budget.limits.templateSteps)} steps (a loop that never ends?); ${raiseLimitHint('templateSteps')}`,
+        `the templates of this run took more than ${String(this.budget.limits.templateSteps)} steps (a loop that never ends?)`,
+        'templateSteps',
       );
   }
 
@@ -964,7 +967,8 @@ class Executor {
 
   private failOutput(): never {
     return this.fail(
-      `the output is larger than ${String(this.budget.limits.templateOutputBytes)} bytes; ${raiseLimitHint('templateOutputBytes')}`,
+      `the output is larger than ${String(this.budget.limits.templateOutputBytes)} bytes`,
+      'templateOutputBytes',
     );
   }
 
