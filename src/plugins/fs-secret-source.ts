@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SECRET_DIRECTORY_NAME } from '../siteconfig/index.js';
-import type { SecretFiles, SecretSource } from '../siteconfig/index.js';
+import type { RawSecretFiles, SecretSource } from '../siteconfig/index.js';
 import { UnreadableFileError } from './run-budget.js';
 import type { RunBudget } from './run-budget.js';
 
@@ -18,9 +18,9 @@ import type { RunBudget } from './run-budget.js';
  */
 export function fsSecretSource(dir: string, budget?: RunBudget): SecretSource {
   // With a budget, each directory is read (and counted) once per run, however many sites name it.
-  const read = new Map<string, SecretFiles | undefined>();
+  const read = new Map<string, RawSecretFiles | undefined>();
   return {
-    readDirectory: (name): SecretFiles | undefined => {
+    readDirectory: (name): RawSecretFiles | undefined => {
       if (!SECRET_DIRECTORY_NAME.test(name)) return undefined;
       if (read.has(name)) return read.get(name);
       const files = readFiles(dir, name, budget);
@@ -35,7 +35,7 @@ function readFiles(
   dir: string,
   name: string,
   budget: RunBudget | undefined,
-): SecretFiles | undefined {
+): RawSecretFiles | undefined {
   const path = join(dir, name);
   let entries: string[];
   try {
@@ -43,13 +43,14 @@ function readFiles(
   } catch {
     return undefined;
   }
-  const files: Record<string, string> = {};
+  const files: Record<string, Uint8Array> = {};
   for (const entry of entries) {
     if (entry.startsWith('..')) continue;
     const file = join(path, entry);
     if (!isFile(file)) continue;
     try {
-      files[entry] = budget ? budget.readText(file, file) : readFileSync(file, 'utf8');
+      // Bytes, not text: the compiler refuses content that is not UTF-8.
+      files[entry] = budget ? budget.readBytes(file, file) : readFileSync(file);
     } catch (err) {
       if (budget && !(err instanceof UnreadableFileError)) throw err; // over a limit
       // A key that vanished while reading (a Secret update) is reported as missing.

@@ -47,13 +47,18 @@ export class RunBudget implements Deadline {
       );
   }
 
+  /** Reads a file as UTF-8, within the limits of {@link RunBudget.readBytes}. */
+  readText(path: string, name: string): string {
+    return this.readBytes(path, name).toString('utf8');
+  }
+
   /**
-   * Reads a file as UTF-8, refusing it before it is read when it is over the file limit or
+   * Reads a file's bytes, refusing it before it is read when it is over the file limit or
    * would take the run over the total input limit. The bytes are counted as read, never more
    * than the limit plus one: a file that grows while it is read, or a device, cannot get
    * past it. `name` is how messages name the file. Throws UnreadableFileError for I/O errors.
    */
-  readText(path: string, name: string): string {
+  readBytes(path: string, name: string): Buffer {
     this.check();
     let fd: number;
     try {
@@ -69,7 +74,7 @@ export class RunBudget implements Deadline {
       const buffer = readBounded(fd, stats.size, this.limits.fileBytes, name);
       // A file that grew since fstat, or a device that reports no size.
       if (buffer.length > stats.size) this.admitTotal(buffer.length - stats.size, name);
-      return buffer.toString('utf8');
+      return buffer;
     } finally {
       closeSync(fd);
     }

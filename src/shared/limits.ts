@@ -30,6 +30,11 @@ export interface Limits {
   readonly nestingDepth: number;
   /** Bytes one rendered Go template may produce. */
   readonly templateOutputBytes: number;
+  /**
+   * Work of all Go template renderings of one run together: one step per action, text piece
+   * and loop iteration, and one per 16 characters of output.
+   */
+  readonly templateSteps: number;
   /** Milliseconds one run may take before it stops with an error. */
   readonly totalMs: number;
 }
@@ -51,6 +56,7 @@ export const defaultLimits: Limits = {
   aliasedNodes: 100_000,
   nestingDepth: 256,
   templateOutputBytes: 4 * 1024 * 1024,
+  templateSteps: 10_000_000,
   totalMs: 30_000,
 };
 

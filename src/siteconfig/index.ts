@@ -36,6 +36,7 @@ export { emptyResources, NO_SECRETS, SECRET_DIRECTORY_NAME } from './resources.j
 export type {
   ClusterResources,
   NodeResources,
+  RawSecretFiles,
   SecretFiles,
   SecretSource,
   SiteResources,

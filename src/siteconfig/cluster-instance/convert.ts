@@ -62,7 +62,11 @@ export interface ConvertResult {
  * looked up, so converting needs no secrets directory.
  */
 const UNREAD_SECRETS: SecretSource = {
-  readDirectory: () => ({ username: '', password: '', '.dockerconfigjson': '' }),
+  readDirectory: () => ({
+    username: 'unread',
+    password: 'unread',
+    '.dockerconfigjson': '{"auths":{}}',
+  }),
 };
 
 /** Converts the SiteConfigs of `sources` into ClusterInstance files. */
