@@ -4,6 +4,7 @@
  * replacement as the hint.
  */
 import type { InputIssue } from '../shared/errors.js';
+import type { Limits } from '../shared/limits.js';
 import { locate, parseYamlFile } from '../shared/source-yaml.js';
 import type { SourceDocument } from '../shared/source-yaml.js';
 import type { ConversionWarning, PositionedWarning } from '../siteconfig/cluster-instance/index.js';
@@ -38,13 +39,14 @@ export function conversionIssue(warning: PositionedWarning): InputIssue {
 export function locateWarnings(
   files: readonly SourceFile[],
   warnings: readonly DocumentWarning[],
+  limits?: Limits,
 ): InputIssue[] {
   const texts = new Map(files.map((f) => [f.path, f.text]));
   const parsed = new Map<string, SourceDocument[]>();
   return warnings.map(({ file, documentIndex, warning }) => {
     let documents = parsed.get(file);
     if (!documents) {
-      documents = parseYamlFile(file, texts.get(file) ?? '').documents;
+      documents = parseYamlFile(file, texts.get(file) ?? '', limits ? { limits } : {}).documents;
       parsed.set(file, documents);
     }
     const doc = documents[documentIndex];

@@ -1,4 +1,5 @@
 import { SiteForgeError, UsageError } from '../shared/errors.js';
+import { LimitExceededError } from '../shared/limits.js';
 
 /** Exit codes of every SiteForge command and plugin entry point. */
 export const ExitCode = {
@@ -18,7 +19,9 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 /**
  * Prints why a command failed, one clear line and never a stack trace, and returns its exit
- * code: usage errors with `usageHint`, input errors as they are, anything else as a bug.
+ * code: usage errors with `usageHint`, input errors as they are, anything else as a bug. A run
+ * over a limit is an input error, printed like an issue: `FILE: error LIMIT_...: ...` and how to
+ * raise the limit.
  */
 export function reportFailure(
   err: unknown,
@@ -28,6 +31,12 @@ export function reportFailure(
   if (err instanceof UsageError) {
     io.stderr(`siteforge: ${err.message}\n${usageHint}\n`);
     return ExitCode.Usage;
+  }
+  if (err instanceof LimitExceededError) {
+    io.stderr(
+      `${err.file ?? 'siteforge'}: error ${err.code}: ${err.message}\n  hint: ${err.hint}\n`,
+    );
+    return ExitCode.Invalid;
   }
   if (err instanceof SiteForgeError) {
     io.stderr(`siteforge: ${err.message}\n`);

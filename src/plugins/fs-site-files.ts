@@ -1,14 +1,21 @@
 /**
  * The file-system implementation of SiteFiles, for the edges (CLI, Argo CD plugin). Reads are
  * confined to `root` (the repository or app directory): a SiteConfig cannot make the compiler
- * read /etc/shadow or a neighbour's secrets through `../../`.
+ * read /etc/shadow or a neighbour's secrets through `../../`. With a budget, the files count
+ * against the run's input limits like the input files themselves (a crTemplate cannot name a
+ * 1 GB file in the repository).
  */
 import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { DirEntry, SiteFiles } from '../siteconfig/index.js';
+import { UnreadableFileError } from './run-budget.js';
+import type { RunBudget } from './run-budget.js';
 
-/** SiteFiles over the directory tree below `root`; `cwd` resolves relative input paths. */
-export function fsSiteFiles(root: string, cwd: string = root): SiteFiles {
+/**
+ * SiteFiles over the directory tree below `root`; `cwd` resolves relative input paths.
+ * @param budget the run's budget; without it files are read whole (for tests and the API)
+ */
+export function fsSiteFiles(root: string, cwd: string = root, budget?: RunBudget): SiteFiles {
   const realRoot = realpathSync(root);
   const inside = (path: string): string | undefined => {
     let real: string;
@@ -22,16 +29,23 @@ export function fsSiteFiles(root: string, cwd: string = root): SiteFiles {
       ? real
       : undefined;
   };
+  // With a budget, each file is read (and counted) once per run, however many sites name it.
+  const read = new Map<string, string | undefined>();
   return {
     identity: inside,
     readText: (path) => {
       const real = inside(path);
       if (real === undefined) return undefined;
+      if (read.has(real)) return read.get(real);
+      let text: string | undefined;
       try {
-        return readFileSync(real, 'utf8');
-      } catch {
-        return undefined;
+        text = budget ? budget.readText(real, path) : readFileSync(real, 'utf8');
+      } catch (err) {
+        if (budget && !(err instanceof UnreadableFileError)) throw err; // over a limit
+        text = undefined;
       }
+      if (budget) read.set(real, text);
+      return text;
     },
     listDir: (path): DirEntry[] | undefined => {
       const real = inside(path);

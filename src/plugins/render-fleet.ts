@@ -5,6 +5,8 @@
  */
 import { compareIssues, formatIssue } from '../shared/errors.js';
 import type { InputIssue } from '../shared/errors.js';
+import { defaultLimits, limitCode, limitHint } from '../shared/limits.js';
+import type { Limits } from '../shared/limits.js';
 import { locate, parseYamlFile } from '../shared/source-yaml.js';
 import type { SourceDocument, SourcePos } from '../shared/source-yaml.js';
 import { emitYaml } from '../shared/yaml-emit.js';
@@ -21,6 +23,7 @@ import {
 import type { ClusterInstance } from '../siteconfig/cluster-instance/index.js';
 import { locateWarnings } from './conversion-issues.js';
 import type { DocumentWarning } from './conversion-issues.js';
+import type { Deadline } from './run-budget.js';
 import type {
   CompiledCluster,
   LoadedClusterInstance,
@@ -80,6 +83,13 @@ export interface RenderOptions {
   readonly defaultExtraManifests?: { readonly files: SiteFiles; readonly dir: string };
   /** Replace the values of Secrets with `<redacted>`, for output people read. @default false */
   readonly redact?: boolean;
+  /**
+   * The run's limits: nodes per cluster here, the rest passed on to the reader and the compiler.
+   * @default defaultLimits
+   */
+  readonly limits?: Limits;
+  /** Checked before each site is compiled, so that a run past its time limit stops. */
+  readonly deadline?: Deadline;
 }
 
 /** What rendering found. */
@@ -153,21 +163,43 @@ export function planFleet(files: readonly SourceFile[], options: RenderOptions =
   let siteCount = 0;
   let clusterInstanceCount = 0;
   const lost: DocumentWarning[] = [];
+  const limits = options.limits ?? defaultLimits;
+  const overLimit = new NodeLimit(files, limits);
   const { issues } = loadSiteConfigs(files, {
     ...(options.files ? { files: options.files } : {}),
     ...(options.kustomizationRoot ? { kustomizationRoot: options.kustomizationRoot } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
     defaultExtraManifests: options.defaultExtraManifests ?? packagedExtraManifests(),
+    limits,
     onClusterInstance: (loaded) => {
+      options.deadline?.check();
       siteCount++;
       clusterInstanceCount++;
-      const name = loaded.clusterInstance.spec.clusterName;
-      if (!(options.selectCluster?.(name, loaded.clusterInstance) ?? true)) return;
+      const { clusterInstance, file, documentIndex } = loaded;
+      const name = clusterInstance.spec.clusterName;
+      if (
+        overLimit.exceeded(clusterInstance.spec.nodes.length, {
+          file,
+          documentIndex,
+          path: ['spec', 'nodes'],
+        })
+      )
+        return;
+      if (!(options.selectCluster?.(name, clusterInstance) ?? true)) return;
       pending.push({ clusterName: name, site: { kind: 'clusterInstance', loaded } });
     },
     onSite: (loaded) => {
+      options.deadline?.check();
       siteCount++;
       const { siteConfig, file, documentIndex } = loaded;
+      const tooLarge = siteConfig.spec.clusters.map((c, i) =>
+        overLimit.exceeded(c.nodes.length, {
+          file,
+          documentIndex,
+          path: ['spec', 'clusters', i, 'nodes'],
+        }),
+      );
+      if (tooLarge.includes(true)) return;
       // What a ClusterInstance cannot carry is known from the SiteConfig alone: reported now,
       // with every other issue, and not when the cluster is rendered.
       if (options.format === 'clusterinstance' && !options.validateOnly)
@@ -184,10 +216,11 @@ export function planFleet(files: readonly SourceFile[], options: RenderOptions =
   pending.sort((a, b) =>
     a.clusterName < b.clusterName ? -1 : a.clusterName > b.clusterName ? 1 : 0,
   );
+  const all = [...issues, ...overLimit.issues];
   return {
     siteCount,
     clusterInstanceCount,
-    issues: lost.length > 0 ? [...issues, ...locateWarnings(files, lost)] : issues,
+    issues: lost.length > 0 ? [...all, ...locateWarnings(files, lost, limits)] : all,
     clusterNames: pending.map((p) => p.clusterName),
     *render() {
       /** Selected clusters of SiteConfigs with several, compiled and not yet yielded. */
@@ -257,6 +290,39 @@ function renderedInstance(
       })),
     }),
   };
+}
+
+/**
+ * The nodes-per-cluster limit: a cluster over it is reported at its `nodes` list and not
+ * compiled (compiling multiplies every node by its objects and templates).
+ */
+class NodeLimit {
+  readonly issues: InputIssue[] = [];
+  private locator: SourceLocator | undefined;
+
+  constructor(
+    private readonly files: readonly SourceFile[],
+    private readonly limits: Limits,
+  ) {}
+
+  /** True (and an issue) when `nodes` is over the limit. */
+  exceeded(nodes: number, source: ManifestSource): boolean {
+    const limit = this.limits.nodesPerCluster;
+    if (nodes <= limit) return false;
+    this.locator ??= new SourceLocator(this.files, this.limits);
+    const { line, column } = this.locator.locate(source);
+    this.issues.push({
+      severity: 'error',
+      code: limitCode('nodesPerCluster'),
+      message: `the cluster lists ${String(nodes)} nodes, over the limit of ${String(limit)}`,
+      hint: limitHint('nodesPerCluster'),
+      file: source.file,
+      line,
+      column,
+      path: `/${source.path.join('/')}`,
+    });
+    return true;
+  }
 }
 
 /** The entry of a ClusterInstance an object came from: its node for per-node objects. */
@@ -417,7 +483,10 @@ export class SourceLocator {
   private readonly texts: ReadonlyMap<string, string>;
   private readonly parsed = new Map<string, SourceDocument[]>();
 
-  constructor(files: readonly SourceFile[]) {
+  constructor(
+    files: readonly SourceFile[],
+    private readonly limits: Limits = defaultLimits,
+  ) {
     this.texts = new Map(files.map((f) => [f.path, f.text]));
   }
 
@@ -425,7 +494,9 @@ export class SourceLocator {
   locate(source: ManifestSource): SourcePos {
     let documents = this.parsed.get(source.file);
     if (!documents) {
-      documents = parseYamlFile(source.file, this.texts.get(source.file) ?? '').documents;
+      documents = parseYamlFile(source.file, this.texts.get(source.file) ?? '', {
+        limits: this.limits,
+      }).documents;
       this.parsed.set(source.file, documents);
     }
     const doc = documents[source.documentIndex];

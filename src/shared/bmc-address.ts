@@ -3,6 +3,7 @@
  * (`pkg/hardwareutils/bmc/access.go GetParsedURL`). Shared by the SiteConfig validator, which
  * only needs the scheme and host, and the Redfish client, which also needs the port and path.
  */
+import { quote } from './errors.js';
 
 /**
  * BMC URL schemes the baremetal-operator understands, each with whether it boots through
@@ -81,21 +82,24 @@ export function parseBmcLocation(address: string): BmcLocation | BmcAddressProbl
   try {
     url = new URL(text);
   } catch {
-    return { problem: `"${address}" is not a URL`, hint: 'write it as scheme://host[:port]/path' };
+    return {
+      problem: `${quote(address)} is not a URL`,
+      hint: 'write it as scheme://host[:port]/path',
+    };
   }
   const fullScheme = url.protocol.slice(0, -1);
   const [scheme = '', transport = 'https'] = fullScheme.split('+');
   const entry = BMC_SCHEMES[scheme];
   if (!entry || (transport !== 'http' && transport !== 'https')) {
     return {
-      problem: `unknown BMC scheme "${fullScheme}"`,
+      problem: `unknown BMC scheme ${quote(fullScheme)}`,
       hint: `use one of ${known} (optionally +http or +https)`,
     };
   }
   const host = url.hostname;
   if (host === '')
     return {
-      problem: `"${address}" has no host`,
+      problem: `${quote(address)} has no host`,
       hint: 'put the BMC IP or DNS name after the scheme',
     };
   return {

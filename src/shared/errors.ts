@@ -51,10 +51,43 @@ export class UsageError extends SiteForgeError {
   }
 }
 
+/** Characters of a value that a message quotes; the rest is cut (a 200 MB value stays a line). */
+export const QUOTE_LIMIT = 80;
+/** Characters of a whole message or hint; the last guard against a value quoted without quote(). */
+export const MESSAGE_LIMIT = 2_000;
+
+/**
+ * A value as messages quote it: a JSON string (control characters escaped, so a value cannot
+ * move the terminal's cursor), cut after QUOTE_LIMIT characters with its length said. Maps and
+ * lists are named, not printed. Every message that shows a value from an input file uses this.
+ */
+export function quote(value: unknown, limit = QUOTE_LIMIT): string {
+  if (typeof value === 'string') {
+    if (value.length <= limit) return JSON.stringify(value);
+    // Cut on a code point, never between the halves of a surrogate pair.
+    const code = value.charCodeAt(limit - 1);
+    const end = code >= 0xd800 && code <= 0xdbff ? limit - 1 : limit;
+    return `${JSON.stringify(value.slice(0, end))}… (${String(value.length)} characters)`;
+  }
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'a map' : `a ${typeof value}`;
+}
+
+/** Text cut to `limit` characters, saying how long it was; for texts that are not values. */
+export function clip(text: string, limit = MESSAGE_LIMIT): string {
+  return text.length <= limit
+    ? text
+    : `${text.slice(0, limit)}… (${String(text.length)} characters)`;
+}
+
 /** Formats an issue the way compilers do: `file:line:column: error CODE: message` + hint line. */
 export function formatIssue(issue: InputIssue): string {
-  const head = `${issue.file}:${String(issue.line)}:${String(issue.column)}: ${issue.severity} ${issue.code}: ${issue.message}`;
-  return issue.hint ? `${head}\n  hint: ${issue.hint}` : head;
+  const head = `${clip(issue.file)}:${String(issue.line)}:${String(issue.column)}: ${issue.severity} ${issue.code}: ${clip(issue.message)}`;
+  return issue.hint ? `${head}\n  hint: ${clip(issue.hint)}` : head;
 }
 
 /** Orders issues by file, line, column, then code, so reports are stable. */

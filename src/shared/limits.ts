@@ -4,6 +4,7 @@
  * default that a real fleet never reaches and can be raised by a flag or an environment
  * variable (the edges map `--limit NAME=VALUE` and `SITEFORGE_LIMIT_<NAME>` onto these fields).
  */
+import { SiteForgeError } from './errors.js';
 
 /** The budgets of one run; every field is a hard ceiling. */
 export interface Limits {
@@ -29,21 +30,34 @@ export interface Limits {
   readonly nestingDepth: number;
   /** Bytes one rendered Go template may produce. */
   readonly templateOutputBytes: number;
+  /**
+   * Work of all Go template renderings of one run together: one step per action, text piece
+   * and loop iteration, and one per 16 characters of output.
+   */
+  readonly templateSteps: number;
   /** Milliseconds one run may take before it stops with an error. */
   readonly totalMs: number;
 }
 
-/** The defaults: far above a real fleet (3,500 sites), far below what hurts a shared sidecar. */
+/**
+ * The defaults: far above a real fleet (3,500 sites are 7.4 MB of SiteConfig files, about 2 KB
+ * a site), far below what hurts a shared sidecar. Files are read whole, so one file's parse
+ * runs before the deadline can be checked again: a 2 MB file of flow-style YAML took 12 s and
+ * 450 MB to read (on 2 busy cores), hence 4 MiB a file; a 1,000-site Application, the
+ * guidance in docs/argocd.md, generates in about a second, hence 30 s in all, well under the
+ * 60 s Argo CD gives a generation (which also streams and unpacks the repository).
+ */
 export const defaultLimits: Limits = {
-  fileBytes: 32 * 1024 * 1024,
-  totalInputBytes: 256 * 1024 * 1024,
+  fileBytes: 4 * 1024 * 1024,
+  totalInputBytes: 64 * 1024 * 1024,
   documents: 100_000,
   nodesPerCluster: 1_000,
   aliases: 1_000,
   aliasedNodes: 100_000,
   nestingDepth: 256,
   templateOutputBytes: 4 * 1024 * 1024,
-  totalMs: 45_000,
+  templateSteps: 10_000_000,
+  totalMs: 30_000,
 };
 
 /**
@@ -72,3 +86,44 @@ export const defaultImageServerLimits: ImageServerLimits = {
   stallTimeoutMs: 90_000,
   responseBufferBytes: 256 * 1024 * 1024,
 };
+/** The name of a limit on the command line, e.g. `file-bytes` for `fileBytes`. */
+export function limitFlagName(limit: keyof Limits): string {
+  return limit.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** The environment variable of a limit, e.g. `SITEFORGE_LIMIT_FILE_BYTES` for `fileBytes`. */
+export function limitEnvName(limit: keyof Limits): string {
+  return `SITEFORGE_LIMIT_${limitFlagName(limit).replace(/-/g, '_').toUpperCase()}`;
+}
+
+/** The issue code of a limit, e.g. `LIMIT_FILE_BYTES` for `fileBytes`. */
+export function limitCode(limit: keyof Limits): string {
+  return `LIMIT_${limitFlagName(limit).replace(/-/g, '_').toUpperCase()}`;
+}
+
+/** The hint of every over-limit message: how to raise that limit, by flag and by env. */
+export function limitHint(limit: keyof Limits): string {
+  return `raise it with --limit ${limitFlagName(limit)}=N or ${limitEnvName(limit)}=N (in Argo CD: in the environment of the siteforge sidecar)`;
+}
+
+/**
+ * A run went over one of its limits. Thrown where the run cannot go on (a file too big to
+ * read, the deadline passed); the edges print it as `FILE: error LIMIT_...: message` with the
+ * hint of {@link limitHint} and exit 1, with nothing on stdout.
+ */
+export class LimitExceededError extends SiteForgeError {
+  /** The hint: how to raise the limit. */
+  readonly hint: string;
+
+  constructor(
+    /** Which limit. */
+    readonly limit: keyof Limits,
+    /** What went over it, e.g. `file is 209715200 bytes, over the limit of 33554432`. */
+    message: string,
+    /** The file it happened in, when there is one. */
+    readonly file?: string,
+  ) {
+    super(limitCode(limit), message);
+    this.hint = limitHint(limit);
+  }
+}

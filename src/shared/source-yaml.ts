@@ -25,7 +25,7 @@ import type {
   Node as YamlNode,
   YAMLMap,
 } from 'yaml';
-import { defaultLimits } from './limits.js';
+import { defaultLimits, limitHint } from './limits.js';
 import type { Limits } from './limits.js';
 
 /** A 1-based line and column in a source file. */
@@ -160,13 +160,6 @@ class YamlInputError extends Error {
   ) {
     super(message);
   }
-}
-
-/** How to raise a limit, as the edges spell it (`--limit NAME=VALUE`, `SITEFORGE_LIMIT_NAME`). */
-function limitHint(limit: keyof ReaderLimits): string {
-  const flag = limit.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-  const env = `SITEFORGE_LIMIT_${flag.replace(/-/g, '_').toUpperCase()}`;
-  return `raise it with --limit ${flag}=N or ${env}=N (in Argo CD: in the environment of the siteforge sidecar)`;
 }
 
 function tooDeep(limits: ReaderLimits, pos: SourcePos): YamlInputError {

@@ -3,6 +3,7 @@
  * out, as siteconfig-generator would produce them (names, namespaces, labels, annotations, sync
  * waves and field mappings), in a deterministic order. Pure: no I/O, no clock, no environment.
  */
+import { quote } from '../shared/errors.js';
 import { splitConfigMapData } from './extra-manifests/index.js';
 import { emptyResources } from './resources.js';
 import type {
@@ -247,20 +248,16 @@ class ClusterCompiler {
     };
     const problems: string[] = [];
     if (metadata.name !== expectedName) {
-      problems.push(
-        `metadata.name is ${JSON.stringify(metadata.name)}, expected "${expectedName}"`,
-      );
+      problems.push(`metadata.name is ${quote(metadata.name)}, expected ${quote(expectedName)}`);
     }
     if (metadata.namespace !== expectedNamespace) {
       const expected =
-        expectedNamespace === undefined ? 'none (cluster-scoped)' : `"${expectedNamespace}"`;
-      problems.push(
-        `metadata.namespace is ${JSON.stringify(metadata.namespace)}, expected ${expected}`,
-      );
+        expectedNamespace === undefined ? 'none (cluster-scoped)' : quote(expectedNamespace);
+      problems.push(`metadata.namespace is ${quote(metadata.namespace)}, expected ${expected}`);
     }
     const wave = String(SyncWaves[override.kind] ?? 0);
     if (metadata.annotations?.[Keys.SyncWave] !== wave) {
-      problems.push(`it must carry the annotation ${Keys.SyncWave}: "${wave}"`);
+      problems.push(`it must carry the annotation ${Keys.SyncWave}: ${quote(wave)}`);
     }
     if (problems.length > 0) {
       this.onProblem({

@@ -32,10 +32,11 @@ export {
 export type { CompiledCluster, Manifest } from './compile.js';
 export { filesFromMap, KUSTOMIZATION_FILES, NO_FILES, sitePathCandidates } from './site-files.js';
 export type { DirEntry, SiteFiles, SitePathCandidate } from './site-files.js';
-export { emptyResources, NO_SECRETS } from './resources.js';
+export { emptyResources, NO_SECRETS, SECRET_DIRECTORY_NAME } from './resources.js';
 export type {
   ClusterResources,
   NodeResources,
+  RawSecretFiles,
   SecretFiles,
   SecretSource,
   SiteResources,

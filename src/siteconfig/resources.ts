@@ -8,6 +8,8 @@
  * - biosConfigRef files (node → cluster → site), the settings of a HostFirmwareSettings;
  * - credentials read at render time (`fromDirectory`) for BMC and pull Secrets.
  */
+import { credentialText } from '../shared/credential-text.js';
+import { quote } from '../shared/errors.js';
 import { posix } from 'node:path';
 import { parseYamlFile } from '../shared/source-yaml.js';
 import type { SourceDocument } from '../shared/source-yaml.js';
@@ -26,8 +28,14 @@ export interface TemplateOverride {
   readonly manifest: Readonly<Record<string, unknown>>;
 }
 
-/** Credentials read from a directory of the secret source: file name → content. */
+/**
+ * Credentials as the compiler uses them: file name → text, checked (UTF-8, not empty) and
+ * without the trailing newline of the file.
+ */
 export type SecretFiles = Readonly<Record<string, string>>;
+
+/** The files of a secret-source directory as read: file name → bytes (or text, from code). */
+export type RawSecretFiles = Readonly<Record<string, Uint8Array | string>>;
 
 /** What one node refers to. */
 export interface NodeResources {
@@ -66,9 +74,18 @@ export function emptyResources(site: SiteConfig): SiteResources {
  * sidecar, a directory given with --secrets-dir). `fromDirectory` names a sub-directory.
  */
 export interface SecretSource {
-  /** The files of a directory (name → content), or undefined when there is none. */
-  readDirectory(name: string): SecretFiles | undefined;
+  /**
+   * The files of a directory (name → content), or undefined when there is none. Give bytes as
+   * read: the compiler decodes them, refusing what is not UTF-8.
+   */
+  readDirectory(name: string): RawSecretFiles | undefined;
 }
+
+/**
+ * What `fromDirectory` may name: one sub-directory of the secrets directory, by name. Not `.`
+ * (the secrets directory itself), not `a/b`, nothing that leaves it, no hidden `..data` links.
+ */
+export const SECRET_DIRECTORY_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
 
 /** A secret source that has no secrets: every `fromDirectory` is reported as missing. */
 export const NO_SECRETS: SecretSource = { readDirectory: () => undefined };
@@ -86,11 +103,15 @@ const MISSING = '\0missing';
 
 const PLACEHOLDER = /^\{\{\s*\.(Site|Cluster|Node)((?:\.[A-Za-z0-9_]+)+)\s*\}\}$/;
 
-/** Finds a field by its Go struct name (`ClusterName`) or YAML name (`clusterName`). */
+/**
+ * Finds a field by its Go struct name (`ClusterName`) or YAML name (`clusterName`), among the
+ * value's own fields only: `.Site.constructor` or `.Cluster.toString` name no field, as in Go,
+ * instead of reaching JavaScript's prototype.
+ */
 function field(value: unknown, name: string): unknown {
-  if (value === null || typeof value !== 'object') return undefined;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const record = value as Record<string, unknown>;
-  if (name in record) return record[name];
+  if (Object.hasOwn(record, name)) return record[name];
   const lower = name.toLowerCase();
   const key = Object.keys(record).find((k) => k.toLowerCase() === lower);
   return key === undefined ? undefined : record[key];
@@ -296,7 +317,7 @@ export class ResourceResolver {
     const where = `${file} at ${at.join('.')}`;
     const match = PLACEHOLDER.exec(value);
     if (!match) {
-      errors.push(`${where}: "${value}" is not a whole-value placeholder`);
+      errors.push(`${where}: ${quote(value)} is not a whole-value placeholder`);
       return value;
     }
     const root =
@@ -378,12 +399,14 @@ export class ResourceResolver {
     path: (string | number)[],
     what: string,
   ): SecretFiles | undefined {
-    if (posix.normalize(name).startsWith('..') || posix.isAbsolute(name)) {
+    if (!SECRET_DIRECTORY_NAME.test(name)) {
       this.problem(
         path,
         'SECRET_DIRECTORY_INVALID',
-        `fromDirectory "${name}" leaves the secrets directory`,
-        'name a sub-directory of the secrets directory, e.g. du-sno-1-bmc',
+        posix.normalize(name).startsWith('..') || posix.isAbsolute(name)
+          ? `fromDirectory ${quote(name)} leaves the secrets directory`
+          : `fromDirectory ${quote(name)} is not the name of a sub-directory of the secrets directory`,
+        'name one sub-directory of the secrets directory (letters, digits, ".", "_", "-"), e.g. du-sno-1-bmc',
       );
       return undefined;
     }
@@ -392,22 +415,65 @@ export class ResourceResolver {
       this.problem(
         path,
         'SECRET_DIRECTORY_NOT_FOUND',
-        `${what} directory "${name}" is not in the secrets directory`,
+        `${what} directory ${quote(name)} is not in the secrets directory`,
         'mount the credentials (siteforge --secrets-dir DIR, or the Argo CD plugin secret volume) with this sub-directory',
       );
       return undefined;
     }
-    const missing = required.filter((key) => files[key] === undefined);
+    const missing = required.filter((key) => !Object.hasOwn(files, key));
     if (missing.length > 0) {
       this.problem(
         path,
         'SECRET_KEY_MISSING',
-        `${what} directory "${name}" has no ${missing.join(', ')} file`,
+        `${what} directory ${quote(name)} has no ${missing.join(', ')} file`,
         `put ${required.join(' and ')} files in it`,
       );
       return undefined;
     }
-    return files;
+    const texts: Record<string, string> = {};
+    for (const key of required) {
+      // Never quote the content: messages and logs must not show credentials.
+      const text = credentialText(files[key]!);
+      if ('problem' in text) {
+        if (text.problem === 'empty')
+          this.problem(
+            path,
+            'CREDENTIAL_EMPTY',
+            `${what} file ${quote(`${name}/${key}`)} is empty`,
+            'write the credential into the file (one trailing newline is ignored)',
+          );
+        else
+          this.problem(
+            path,
+            'CREDENTIAL_NOT_UTF8',
+            `${what} file ${quote(`${name}/${key}`)} is not UTF-8 text`,
+            'credentials become Secret values that must read back unchanged; re-save the file as UTF-8',
+          );
+        continue;
+      }
+      texts[key] = text.value;
+    }
+    return Object.keys(texts).length === required.length ? texts : undefined;
+  }
+
+  /** A pull secret must be a Docker config: JSON with an `auths` map (kubelet reads no other). */
+  private checkDockerConfig(files: SecretFiles, name: string, path: (string | number)[]): boolean {
+    const text = files['.dockerconfigjson']!;
+    let auths: unknown;
+    try {
+      auths = (JSON.parse(text) as { auths?: unknown } | null)?.auths;
+    } catch {
+      // The parser's message quotes the text: never show it.
+      auths = undefined;
+    }
+    if (auths !== null && typeof auths === 'object' && !Array.isArray(auths)) return true;
+    this.problem(
+      path,
+      'PULL_SECRET_INVALID',
+      `pull secret file ${quote(`${name}/.dockerconfigjson`)} is not a Docker config: JSON with an "auths" map`,
+      'write it as {"auths":{"registry.example.com":{"auth":"<base64 user:password>"}}}, e.g. the file `podman login --authfile` writes',
+    );
+    return false;
   }
 
   private bmcCredentials(node: SiteConfigNode, at: (string | number)[]): SecretFiles | undefined {
@@ -424,11 +490,8 @@ export class ResourceResolver {
   private pullSecret(site: SiteConfig): SecretFiles | undefined {
     const dir = site.spec.pullSecret?.fromDirectory;
     if (dir === undefined) return undefined;
-    return this.secretFiles(
-      dir,
-      ['.dockerconfigjson'],
-      ['spec', 'pullSecret', 'fromDirectory'],
-      'pull secret',
-    );
+    const path = ['spec', 'pullSecret', 'fromDirectory'];
+    const files = this.secretFiles(dir, ['.dockerconfigjson'], path, 'pull secret');
+    return files && this.checkDockerConfig(files, dir, path) ? files : undefined;
   }
 }

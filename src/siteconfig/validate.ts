@@ -5,6 +5,7 @@
  */
 import { posix } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { quote } from '../shared/errors.js';
 import type { InputIssue, Severity } from '../shared/errors.js';
 import { cidrContains, cidrsOverlap, formatCidrNetwork, parseCidr, parseIp } from '../shared/ip.js';
 import type { Cidr, IpAddress, IpFamily } from '../shared/ip.js';
@@ -12,12 +13,18 @@ import { hasLocations, locate, parseYamlFile, rawText } from '../shared/source-y
 import type { SourceDocument, SourcePos } from '../shared/source-yaml.js';
 import { validate as validateSchema } from './schema-validator.generated.js';
 import {
+  ANNOTATIONS_TOTAL_LIMIT,
+  annotationKeyProblem,
+  annotationsBytes,
+  baseDomainProblem,
   closest,
   DNS_LABEL,
   isDnsSubdomain,
   labelKeyProblem,
   labelValueProblem,
   MAC,
+  namespaceNameProblem,
+  objectNameProblem,
   parseBmcAddress,
   parseJsonField,
 } from './rules.js';
@@ -27,6 +34,9 @@ import {
   CONFIGMAP_DATA_LIMIT,
   configMapEntryBytes,
 } from './extra-manifests/index.js';
+import { TemplateBudget } from './extra-manifests/index.js';
+import { defaultLimits } from '../shared/limits.js';
+import type { Limits } from '../shared/limits.js';
 import { NO_SECRETS, ResourceResolver } from './resources.js';
 import type { ResourceProblem, SecretSource, SiteResources } from './resources.js';
 import { KUSTOMIZATION_FILES, NO_FILES } from './site-files.js';
@@ -92,6 +102,11 @@ export interface LoadOptions {
    * it, the extra-manifests ConfigMaps stay empty (the TypeScript API has no files to read).
    */
   readonly defaultExtraManifests?: { readonly files: SiteFiles; readonly dir: string };
+  /**
+   * The run's limits, for the YAML reader (aliases, nesting depth) and the template engine
+   * (template output and work). The edges read them from flags and env. @default defaultLimits
+   */
+  readonly limits?: Limits;
 }
 
 /** A document being validated: where messages point and how to find positions in it. */
@@ -234,9 +249,13 @@ export function loadSiteConfigs(
   /** Documents of other kinds, noted at the end unless a SiteConfig referred to their file. */
   const skipped: { doc: DocRef; kind: unknown }[] = [];
   const referenced: Referenced = { files: new Set(), folders: new Set() };
+  const budget = new TemplateBudget(options.limits ?? defaultLimits);
   for (const file of files) {
     texts.set(file.path, file.text);
-    const parsed = parseYamlFile(file.path, file.text, { locations: false });
+    const parsed = parseYamlFile(file.path, file.text, {
+      locations: false,
+      ...(options.limits ? { limits: options.limits } : {}),
+    });
     for (const error of parsed.errors) {
       report.addPositioned({
         severity: 'error',
@@ -275,7 +294,7 @@ export function loadSiteConfigs(
       checkSemantics(doc, site, report, fleet, broken);
       if (report.errorCount !== before) continue;
       const siteConfig = normalize(site);
-      const resources = resolveResources(doc, siteConfig, options, report, referenced);
+      const resources = resolveResources(doc, siteConfig, options, report, referenced, budget);
       if (report.errorCount !== before || !resources) continue;
       const loaded = { file: file.path, documentIndex: document.index, siteConfig, resources };
       if (options.onSite) options.onSite(loaded);
@@ -297,7 +316,11 @@ export function loadSiteConfigs(
   const issues = report.resolve((doc) => {
     let documents = reparsed.get(doc.file);
     if (!documents) {
-      documents = parseYamlFile(doc.file, texts.get(doc.file) ?? '').documents;
+      documents = parseYamlFile(
+        doc.file,
+        texts.get(doc.file) ?? '',
+        options.limits ? { limits: options.limits } : {},
+      ).documents;
       reparsed.set(doc.file, documents);
     }
     const again = documents[doc.index];
@@ -352,6 +375,7 @@ function resolveResources(
   options: LoadOptions,
   report: IssueCollector,
   referenced?: Referenced,
+  budget = new TemplateBudget(options.limits ?? defaultLimits),
 ): SiteResources | undefined {
   const root = options.kustomizationRoot?.(doc.file);
   const resolver = new ResourceResolver(
@@ -371,6 +395,7 @@ function resolveResources(
       ...(root === undefined ? {} : { root }),
       files: options.files ?? NO_FILES,
       defaults,
+      budget,
     });
     for (const folder of built.folders) referenced?.folders.add(folder);
     for (const p of built.problems) {
@@ -417,10 +442,16 @@ export function checkStructure(
   if (!validate(doc.root) && coerceScalarsToStrings(doc.root, validate.errors ?? []))
     validate(doc.root);
   const broken: string[] = [];
+  const notIntegers = new Set<string>();
   for (const error of validate.errors ?? []) {
     const path = pointerToPath(error.instancePath);
     const issue = describeSchemaError(error, path);
     if (!issue) continue;
+    // .nan fails type, minimum and maximum at once: one message is enough.
+    if (issue.code === 'NUMBER_NOT_INTEGER') {
+      if (notIntegers.has(error.instancePath)) continue;
+      notIntegers.add(error.instancePath);
+    }
     report.add(doc, issue.severity, issue.code, issue.path, issue.message, issue.hint, issue.at);
     if (issue.severity !== 'error') continue;
     // A missing field breaks only itself: its siblings can still be checked.
@@ -468,6 +499,27 @@ function pointerToPath(pointer: string): (string | number)[] {
     .map((segment) => (/^(0|[1-9][0-9]*)$/.test(segment) ? Number(segment) : segment));
 }
 
+const NOT_INTEGER_HINT =
+  'write an integer, e.g. 64: .inf, .nan, fractions and numbers beyond 2^53 are not integers';
+
+/** True for a number in an integer field that no Go int or JavaScript number holds exactly. */
+function isNotInteger(error: ErrorObject): boolean {
+  const parent = error.parentSchema as { type?: unknown } | undefined;
+  return (
+    parent?.type === 'integer' &&
+    (error.keyword === 'type' || error.keyword === 'minimum' || error.keyword === 'maximum') &&
+    typeof error.data === 'number' &&
+    !Number.isSafeInteger(error.data)
+  );
+}
+
+/** A number as YAML writes it: `.inf`, `.nan`, `1e+30`. */
+function numberText(value: number): string {
+  if (Number.isNaN(value)) return '.nan';
+  if (!Number.isFinite(value)) return value > 0 ? '.inf' : '-.inf';
+  return String(value);
+}
+
 interface DescribedIssue {
   severity: Severity;
   code: string;
@@ -478,10 +530,18 @@ interface DescribedIssue {
 }
 
 function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | undefined {
-  const where = path.length === 0 ? 'the document' : `"${path.join('.')}"`;
+  const where = path.length === 0 ? 'the document' : quote(path.join('.'));
   const params = error.params as Record<string, unknown>;
   // The branches of an anyOf are alternatives: only the anyOf itself is worth reporting.
   if (error.schemaPath.includes('/anyOf/')) return undefined;
+  if (isNotInteger(error))
+    return {
+      severity: 'error',
+      code: 'NUMBER_NOT_INTEGER',
+      path,
+      message: `${where} must be a whole number, not ${numberText(error.data as number)}`,
+      hint: NOT_INTEGER_HINT,
+    };
   switch (error.keyword) {
     case 'anyOf':
       return {
@@ -506,8 +566,8 @@ function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | u
         severity: 'error',
         code: 'MISSING_FIELD',
         path,
-        message: `${where} is missing the required field "${field}"`,
-        hint: `add "${field}" here`,
+        message: `${where} is missing the required field ${quote(field)}`,
+        hint: `add ${quote(field)} here`,
       };
     }
     case 'additionalProperties': {
@@ -521,9 +581,9 @@ function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | u
         code: 'UNKNOWN_FIELD',
         path: [...path, field],
         at: 'key',
-        message: `unknown field "${field}" is ignored`,
+        message: `unknown field ${quote(field)} is ignored`,
         hint: suggestion
-          ? `did you mean "${suggestion}"?`
+          ? `did you mean ${quote(suggestion)}?`
           : `known fields here: ${known.join(', ')}`,
       };
     }
@@ -534,7 +594,7 @@ function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | u
         .map((v) => JSON.stringify(v))
         .join(', ');
       const isKey = error.propertyName !== undefined;
-      const value = isKey ? error.propertyName : JSON.stringify(error.data);
+      const value = quote(isKey ? error.propertyName : error.data);
       const suggestion = closest(
         String(isKey ? error.propertyName : error.data),
         (params['allowedValues'] as unknown[]).map(String),
@@ -544,7 +604,7 @@ function describeSchemaError(error: ErrorObject, path: Path): DescribedIssue | u
         code: isKey ? 'UNKNOWN_KIND' : 'INVALID_VALUE',
         path: isKey ? [...path, String(error.propertyName)] : path,
         at: isKey ? 'key' : 'value',
-        message: `${value ?? ''} is not allowed for ${where}`,
+        message: `${value} is not allowed for ${where}`,
         hint: suggestion
           ? `did you mean ${JSON.stringify(suggestion)}? allowed: ${allowed}`
           : `allowed: ${allowed}`,
@@ -628,7 +688,9 @@ function checkSemantics(
   broken: string[],
 ): void {
   const spec = (site as Partial<SiteConfig>).spec as unknown;
-  if (!isPlainObject(spec) || !Array.isArray(spec['clusters'])) return;
+  if (!isPlainObject(spec)) return;
+  checkSiteFields(doc, spec, report);
+  if (!Array.isArray(spec['clusters'])) return;
   // Structurally unchecked input: clusters may be anything until the schema says otherwise.
   const clusters = spec['clusters'] as readonly (SiteConfigCluster | null)[];
   clusters.forEach((cluster, index) => {
@@ -658,6 +720,127 @@ function checkSemantics(
   }
 }
 
+/** Field `key` of a structurally unchecked value, or undefined when it is no map or lacks it. */
+function fieldOf(value: unknown, key: string): unknown {
+  return isPlainObject(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+}
+
+/**
+ * Checks a name that another object refers to or that names an emitted object (a Secret, a
+ * ClusterImageSet, a SecretStore): the hub rejects or never finds a name Kubernetes cannot hold.
+ * `path` is built only for a report (this runs for every site of a fleet).
+ */
+export function checkObjectName(
+  doc: DocRef,
+  report: IssueSink,
+  name: unknown,
+  what: string,
+  path: () => Path,
+  namespace = false,
+): void {
+  if (typeof name !== 'string') return;
+  const problem = namespace ? namespaceNameProblem(name) : objectNameProblem(name);
+  if (problem)
+    report.add(
+      doc,
+      'error',
+      'REFERENCE_NAME_INVALID',
+      path(),
+      `${what} ${quote(name)} is not a valid ${namespace ? 'namespace' : 'object'} name: ${problem}`,
+      'Kubernetes names are lowercase RFC 1123 names; use the exact name of the object on the hub',
+    );
+}
+
+/** Checks the base domain, which every cluster's API and ingress names end in. */
+export function checkBaseDomain(doc: DocRef, report: IssueSink, path: Path, domain: unknown): void {
+  if (typeof domain !== 'string') return;
+  const problem = baseDomainProblem(domain);
+  if (problem)
+    report.add(
+      doc,
+      'error',
+      'BASE_DOMAIN_INVALID',
+      path,
+      `baseDomain ${quote(domain)} is not a DNS domain: ${problem}`,
+      'write the domain the clusters live under, e.g. edge.example.com',
+    );
+}
+
+/**
+ * Checks annotations a SiteConfig adds per kind (`crAnnotations.add`, or a ClusterInstance's
+ * `extraAnnotations`): keys as the API server checks them, and their total size.
+ */
+export function checkAnnotationMaps(
+  doc: DocRef,
+  report: IssueSink,
+  byKind: unknown,
+  path: () => Path,
+): void {
+  if (!isPlainObject(byKind)) return;
+  const at = path();
+  for (const [kind, annotations] of Object.entries(byKind)) {
+    if (!isPlainObject(annotations)) continue;
+    for (const key of Object.keys(annotations)) {
+      const problem = annotationKeyProblem(key);
+      if (problem)
+        report.add(
+          doc,
+          'error',
+          'ANNOTATION_INVALID',
+          [...at, kind, key],
+          `annotation key ${quote(key)} is invalid: ${problem}`,
+          `Kubernetes would reject the ${kind}; rename the annotation`,
+          'key',
+        );
+    }
+    const bytes = annotationsBytes(annotations);
+    if (bytes > ANNOTATIONS_TOTAL_LIMIT)
+      report.add(
+        doc,
+        'error',
+        'ANNOTATION_INVALID',
+        [...at, kind],
+        `the annotations for ${kind} have ${String(bytes)} bytes; Kubernetes takes at most ${String(ANNOTATIONS_TOTAL_LIMIT)} per object`,
+        'keep large data in a ConfigMap and annotate a reference to it',
+        'key',
+      );
+  }
+}
+
+/** The site's own fields: base domain, the names it refers to, its annotations. */
+function checkSiteFields(doc: DocRef, spec: Record<string, unknown>, report: IssueSink): void {
+  checkBaseDomain(doc, report, ['spec', 'baseDomain'], spec['baseDomain']);
+  checkObjectName(doc, report, fieldOf(spec['pullSecretRef'], 'name'), 'pull secret Secret', () => [
+    'spec',
+    'pullSecretRef',
+    'name',
+  ]);
+  checkObjectName(
+    doc,
+    report,
+    fieldOf(spec['sshPrivateKeySecretRef'], 'name'),
+    'SSH private key Secret',
+    () => ['spec', 'sshPrivateKeySecretRef', 'name'],
+  );
+  checkObjectName(doc, report, spec['clusterImageSetNameRef'], 'ClusterImageSet', () => [
+    'spec',
+    'clusterImageSetNameRef',
+  ]);
+  checkObjectName(
+    doc,
+    report,
+    fieldOf(fieldOf(fieldOf(spec['pullSecret'], 'externalSecret'), 'storeRef'), 'name'),
+    'secret store',
+    () => ['spec', 'pullSecret', 'externalSecret', 'storeRef', 'name'],
+  );
+  if (isPlainObject(spec['crAnnotations']))
+    checkAnnotationMaps(doc, report, spec['crAnnotations']['add'], () => [
+      'spec',
+      'crAnnotations',
+      'add',
+    ]);
+}
+
 export function checkClusterName(
   doc: DocRef,
   cluster: SiteConfigCluster,
@@ -674,7 +857,7 @@ export function checkClusterName(
       'error',
       'CLUSTER_NAME_INVALID',
       path,
-      `clusterName "${name}" is not a valid namespace name`,
+      `clusterName ${quote(name)} is not a valid namespace name`,
       'use at most 63 lowercase letters, digits and "-", starting and ending with a letter or digit',
     );
   }
@@ -684,7 +867,7 @@ export function checkClusterName(
       'error',
       'CLUSTER_NAME_RESERVED',
       path,
-      `clusterName "${name}" starts with "ztp"`,
+      `clusterName ${quote(name)} starts with "ztp"`,
       'namespaces starting with "ztp" are reserved for the ZTP policies; rename the cluster',
     );
   }
@@ -695,7 +878,7 @@ export function checkClusterName(
       'error',
       'CLUSTER_NAME_DUPLICATE',
       path,
-      `clusterName "${name}" is already used at ${RELATED}`,
+      `clusterName ${quote(name)} is already used at ${RELATED}`,
       'every cluster needs its own name: it names the namespace and the hub objects',
       'value',
       first,
@@ -758,7 +941,7 @@ export class ClusterChecker {
       this.error(
         'IMAGE_SET_MISSING',
         [...at, 'clusterName'],
-        `cluster "${cluster.clusterName}" names no ClusterImageSet`,
+        `cluster ${quote(cluster.clusterName)} names no ClusterImageSet`,
         'set clusterImageSetNameRef on the cluster or once for the whole site in spec',
       );
     }
@@ -773,6 +956,7 @@ export class ClusterChecker {
       }
     }
     this.checkJsonFields();
+    this.checkReferences();
     this.checkLabels();
     this.checkProxyAndNtp();
     this.checkNodes();
@@ -820,6 +1004,55 @@ export class ClusterChecker {
     }
   }
 
+  /** Names of objects the cluster refers to or emits, and the annotations it adds. */
+  private checkReferences(): void {
+    const { cluster, at, doc, report } = this;
+    checkObjectName(doc, report, cluster.clusterImageSetNameRef, 'ClusterImageSet', () => [
+      ...at,
+      'clusterImageSetNameRef',
+    ]);
+    const map = cluster.siteConfigMap;
+    if (map?.name !== undefined && map.name !== '')
+      checkObjectName(doc, report, map.name, 'site ConfigMap', () => [
+        ...at,
+        'siteConfigMap',
+        'name',
+      ]);
+    checkObjectName(
+      doc,
+      report,
+      map?.namespace,
+      'site ConfigMap namespace',
+      () => [...at, 'siteConfigMap', 'namespace'],
+      true,
+    );
+    checkAnnotationMaps(doc, report, cluster.crAnnotations?.add, () => [
+      ...at,
+      'crAnnotations',
+      'add',
+    ]);
+    cluster.nodes.forEach((node, index) => {
+      const nodeAt = (): Path => [...at, 'nodes', index];
+      checkObjectName(doc, report, node.bmcCredentialsName?.name, 'BMC credentials Secret', () => [
+        ...nodeAt(),
+        'bmcCredentialsName',
+        'name',
+      ]);
+      checkObjectName(
+        doc,
+        report,
+        node.bmcCredentials?.externalSecret?.storeRef.name,
+        'secret store',
+        () => [...nodeAt(), 'bmcCredentials', 'externalSecret', 'storeRef', 'name'],
+      );
+      checkAnnotationMaps(doc, report, node.crAnnotations?.add, () => [
+        ...nodeAt(),
+        'crAnnotations',
+        'add',
+      ]);
+    });
+  }
+
   private checkLabels(): void {
     const labels = this.cluster.clusterLabels ?? {};
     for (const [key, value] of Object.entries(labels)) {
@@ -829,7 +1062,7 @@ export class ClusterChecker {
         this.error(
           'LABEL_INVALID',
           path,
-          `label key "${key}" is invalid: ${keyProblem}`,
+          `label key ${quote(key)} is invalid: ${keyProblem}`,
           'Kubernetes would reject the ManagedCluster; rename the label',
           'key',
         );
@@ -839,7 +1072,7 @@ export class ClusterChecker {
         this.error(
           'LABEL_INVALID',
           path,
-          `label value "${text}" of "${key}" is invalid: ${valueProblem}`,
+          `label value ${quote(text)} of ${quote(key)} is invalid: ${valueProblem}`,
           'Kubernetes would reject the ManagedCluster; shorten or simplify the value',
         );
     }
@@ -864,7 +1097,7 @@ export class ClusterChecker {
         this.error(
           'PROXY_URL_INVALID',
           [...at, 'proxy', field],
-          `${field} "${url}" is not an http${field === 'httpsProxy' ? '(s)' : ''}:// URL`,
+          `${field} ${quote(url)} is not an http${field === 'httpsProxy' ? '(s)' : ''}:// URL`,
           'write it as http://user:pass@proxy.example.com:3128',
         );
     }
@@ -873,7 +1106,7 @@ export class ClusterChecker {
         this.error(
           'NTP_SOURCE_INVALID',
           [...at, 'additionalNTPSources', index],
-          `NTP source "${source}" is neither an IP address nor a host name`,
+          `NTP source ${quote(source)} is neither an IP address nor a host name`,
           'list IP addresses or DNS names of NTP servers',
         );
       }
@@ -896,7 +1129,7 @@ export class ClusterChecker {
         this.error(
           'CIDR_INVALID',
           path,
-          `${field} "${text}" is not a CIDR`,
+          `${field} ${quote(text)} is not a CIDR`,
           'write address/prefix, e.g. 10.16.231.0/24 or fd01::/48',
         );
         return;
@@ -905,7 +1138,7 @@ export class ClusterChecker {
         this.error(
           'CIDR_HOST_BITS_SET',
           path,
-          `${field} "${text}" has host bits set`,
+          `${field} ${quote(text)} has host bits set`,
           `the network address is ${formatCidrNetwork(cidr)}`,
         );
       }
@@ -1018,7 +1251,7 @@ export class ClusterChecker {
       this.error(
         'TOPOLOGY_INVALID',
         [...at, 'nodes'],
-        `cluster "${cluster.clusterName}" has ${topology}`,
+        `cluster ${quote(cluster.clusterName)} has ${topology}`,
         'use 1 control-plane node (single-node, optionally with workers added later), or 3 control-plane nodes with 0 workers (compact) or 2+ workers (standard)',
       );
     }
@@ -1026,7 +1259,7 @@ export class ClusterChecker {
       this.error(
         'TOPOLOGY_INVALID',
         [...at, 'nodes'],
-        `cluster "${cluster.clusterName}" has ${topology}`,
+        `cluster ${quote(cluster.clusterName)} has ${topology}`,
         'a standard cluster needs at least 2 workers to run the ingress routers highly available; add a worker or make it compact',
       );
     }
@@ -1058,7 +1291,7 @@ export class ClusterChecker {
         this.error(
           'VIP_CONFLICT',
           [...at, singular],
-          `${singular} "${single}" differs from the first of ${plural} "${list[0]!.text}"`,
+          `${singular} ${quote(single)} differs from the first of ${plural} ${quote(list[0]!.text)}`,
           `set only ${plural}, or make ${singular} equal to its first entry`,
         );
       }
@@ -1085,7 +1318,7 @@ export class ClusterChecker {
           this.error(
             'VIP_INVALID',
             vip.path,
-            `VIP "${vip.text}" is not an IP address`,
+            `VIP ${quote(vip.text)} is not an IP address`,
             'write a single address, without a prefix length',
           );
           continue;
@@ -1161,15 +1394,29 @@ export class ClusterChecker {
         this.error(
           'HOSTNAME_INVALID',
           [...at, 'hostName'],
-          `hostName "${node.hostName}" is not a valid DNS name`,
+          `hostName ${quote(node.hostName)} is not a valid DNS name`,
           'use lowercase letters, digits, "-" and ".", each label starting and ending with a letter or digit',
+        );
+      }
+      const secretName = `${node.hostName}-bmc-secret`;
+      if (
+        node.bmcCredentials !== undefined &&
+        node.bmcCredentialsName === undefined &&
+        secretName.length > 253 &&
+        node.hostName.length <= 253
+      ) {
+        this.error(
+          'HOSTNAME_INVALID',
+          [...at, 'hostName'],
+          `hostName has ${String(node.hostName.length)} characters: the BMC Secret named after it (<hostName>-bmc-secret) would exceed Kubernetes' 253`,
+          'use a host name of at most 242 characters, or name the Secret with bmcCredentialsName',
         );
       }
       if (first !== undefined) {
         this.error(
           'HOSTNAME_DUPLICATE',
           [...at, 'hostName'],
-          `hostName "${node.hostName}" is already used by node ${String(first)} of this cluster`,
+          `hostName ${quote(node.hostName)} is already used by node ${String(first)} of this cluster`,
           'each node needs its own hostName: it names the BareMetalHost',
         );
       } else {
@@ -1211,7 +1458,7 @@ export class ClusterChecker {
         'warning',
         'BMC_NEEDS_PROVISIONING_NETWORK',
         [...at, 'bmcAddress'],
-        `BMC scheme "${bmc.scheme}" boots over a provisioning network, which edge sites do not have`,
+        `BMC scheme ${quote(bmc.scheme)} boots over a provisioning network, which edge sites do not have`,
         'use redfish-virtualmedia, idrac-virtualmedia or ilo5-virtualmedia to boot the discovery ISO',
       );
     }
@@ -1249,7 +1496,7 @@ export class ClusterChecker {
         'BOOT_MAC_NOT_IN_INTERFACES',
         bootPath,
         `bootMACAddress ${node.bootMACAddress} is not among nodeNetwork.interfaces`,
-        `add {name: <nic>, macAddress: "${node.bootMACAddress}"} to nodeNetwork.interfaces, or fix the MAC`,
+        `add {name: <nic>, macAddress: ${quote(node.bootMACAddress)}} to nodeNetwork.interfaces, or fix the MAC`,
       );
     }
     for (const [key, path] of macs) this.claimMac(node, key, path);
@@ -1260,6 +1507,9 @@ export class ClusterChecker {
         node.nodeNetwork.config,
         interfaceNames,
       );
+    const minSize = node.rootDeviceHints?.minSizeGigabytes;
+    if (minSize !== undefined)
+      this.checkInteger([...at, 'rootDeviceHints', 'minSizeGigabytes'], minSize);
     if (node.hardwareProfile !== undefined) {
       this.warn(
         'IGNORED_FIELD',
@@ -1285,15 +1535,25 @@ export class ClusterChecker {
     }
     if (node.ignitionConfigOverride !== undefined)
       this.checkIgnition([...at, 'ignitionConfigOverride'], node.ignitionConfigOverride);
-    for (const [key] of Object.entries(node.nodeLabels ?? {})) {
+    const nodeLabels = node.nodeLabels ?? {};
+    for (const [key, value] of Object.entries(nodeLabels)) {
       const problem = labelKeyProblem(key);
       if (problem)
         this.error(
           'LABEL_INVALID',
           [...at, 'nodeLabels', key],
-          `node label key "${key}" is invalid: ${problem}`,
+          `node label key ${quote(key)} is invalid: ${problem}`,
           'the label is applied to the Node object; rename it',
           'key',
+        );
+      const text = scalarText(nodeLabels, key, value);
+      const valueProblem = labelValueProblem(text);
+      if (valueProblem)
+        this.error(
+          'LABEL_INVALID',
+          [...at, 'nodeLabels', key],
+          `node label value ${quote(text)} of ${quote(key)} is invalid: ${valueProblem}`,
+          'the label is applied to the Node object; shorten or simplify the value',
         );
     }
   }
@@ -1304,7 +1564,7 @@ export class ClusterChecker {
     this.error(
       'MAC_INVALID',
       path,
-      `"${mac}" is not a MAC address`,
+      `${quote(mac)} is not a MAC address`,
       'write six hex pairs separated by colons, e.g. 0c:42:a1:8a:74:ec',
     );
     return undefined;
@@ -1353,7 +1613,7 @@ export class ClusterChecker {
           'warning',
           'NMSTATE_INTERFACE_UNMAPPED',
           [...at, 'interfaces', index, 'name'],
-          `ethernet interface "${name}" has no MAC in nodeNetwork.interfaces`,
+          `ethernet interface ${quote(name)} has no MAC in nodeNetwork.interfaces`,
           `add {name: ${name}, macAddress: ...} to nodeNetwork.interfaces so the discovery image can find the NIC`,
         );
       }
@@ -1420,7 +1680,7 @@ export class ClusterChecker {
           this.error(
             'NMSTATE_ROUTE_INVALID',
             [...path, 'destination'],
-            `route destination "${dest}" is not a CIDR`,
+            `route destination ${quote(dest)} is not a CIDR`,
             'use 0.0.0.0/0 or ::/0 for a default route',
           );
         const hop = route['next-hop-address'];
@@ -1428,7 +1688,7 @@ export class ClusterChecker {
           this.error(
             'NMSTATE_ROUTE_INVALID',
             [...path, 'next-hop-address'],
-            `next-hop-address "${hop}" is not an IP address`,
+            `next-hop-address ${quote(hop)} is not an IP address`,
             'write the gateway address',
           );
         const via = route['next-hop-interface'];
@@ -1436,7 +1696,7 @@ export class ClusterChecker {
           this.error(
             'NMSTATE_ROUTE_INTERFACE_UNKNOWN',
             [...path, 'next-hop-interface'],
-            `route uses interface "${via}", which config.interfaces does not define`,
+            `route uses interface ${quote(via)}, which config.interfaces does not define`,
             names.size > 0
               ? `use one of: ${[...names].join(', ')}`
               : 'define the interface under nodeNetwork.config.interfaces',
@@ -1454,7 +1714,7 @@ export class ClusterChecker {
           this.error(
             'NMSTATE_DNS_INVALID',
             [...at, 'dns-resolver', 'config', 'server', index],
-            `DNS server ${JSON.stringify(server)} is not an IP address`,
+            `DNS server ${quote(server)} is not an IP address`,
             'list name server IP addresses',
           );
         }
@@ -1483,6 +1743,20 @@ export class ClusterChecker {
         );
       }
     }
+  }
+
+  /**
+   * JSON Schema's "integer" lets `.inf` and `1e+30` through (they have no fraction); the hub and
+   * Go readers take neither. Fractions and `.nan` fail the schema already (isNotInteger).
+   */
+  private checkInteger(path: Path, value: number): void {
+    if (!Number.isSafeInteger(value))
+      this.error(
+        'NUMBER_NOT_INTEGER',
+        path,
+        `${quote(path.join('.'))} must be a whole number, not ${numberText(value)}`,
+        NOT_INTEGER_HINT,
+      );
   }
 
   // -- fields generated by later stages, validated now -------------------------------------
@@ -1522,6 +1796,8 @@ export class ClusterChecker {
       (node.diskPartition ?? []).forEach((disk, d) => {
         disk.partitions.forEach((part, p) => {
           const path = [...nodeAt, 'diskPartition', d, 'partitions', p];
+          this.checkInteger([...path, 'start'], part.start);
+          this.checkInteger([...path, 'size'], part.size);
           if (part.start < 25000)
             this.error(
               'DISK_PARTITION_INVALID',
@@ -1540,7 +1816,7 @@ export class ClusterChecker {
             this.error(
               'DISK_PARTITION_INVALID',
               [...path, 'mount_point'],
-              `mount_point "${part.mount_point}" is not an absolute path`,
+              `mount_point ${quote(part.mount_point)} is not an absolute path`,
               'write it as /var/imageregistry',
             );
         });

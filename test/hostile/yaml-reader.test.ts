@@ -143,12 +143,15 @@ describe('deep nesting', () => {
 
 describe('siteforge validate on hostile files', () => {
   /** Runs the real binary (built by the global setup); a hang would end at the timeout. */
-  function validate(text: string): { status: number | null; stderr: string; file: string } {
+  function validate(
+    text: string,
+    ...flags: string[]
+  ): { status: number | null; stderr: string; file: string } {
     const file = join(mkdtempSync(join(tmpdir(), 'siteforge-hostile-')), 'site.yaml');
     writeFileSync(file, text);
     const result = spawnSync(
       process.execPath,
-      [join(repoRoot, 'bin', 'siteforge.js'), 'validate', file],
+      [join(repoRoot, 'bin', 'siteforge.js'), 'validate', ...flags, file],
       { encoding: 'utf8', timeout: 20_000 },
     );
     return { status: result.status, stderr: result.stderr, file };
@@ -162,7 +165,13 @@ describe('siteforge validate on hostile files', () => {
   });
 
   it('exits 1 with FILE:LINE:COL on nesting 3,000 deep', () => {
-    const { status, stderr, file } = validate(siteConfigHead + blockNesting(3_000));
+    // Indented 3,000 deep, the file is 4.5 MB: past the file-size limit, which is raised here so
+    // that the reader meets the nesting itself.
+    const { status, stderr, file } = validate(
+      siteConfigHead + blockNesting(3_000),
+      '--limit',
+      'file-bytes=8Mi',
+    );
     expect(stderr).toContain(`${file}:263:257: error LIMIT_NESTING_DEPTH:`);
     expect(status).toBe(1);
   });

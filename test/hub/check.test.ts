@@ -35,12 +35,13 @@ async function cleanUp(cluster: string): Promise<void> {
   );
 }
 
-// Our validator leaves clusterImageSetNameRef to the hub (it names a hub object); the
-// AgentClusterInstall CRD allows at most 253 characters, as for any object name.
-const tooLongImageSet = `openshift-4.18-${'x'.repeat(250)}`;
+// Our validator checks the annotations a SiteConfig writes (crAnnotations), not the size of the
+// ones SiteForge generates from other fields: an install-config override past 256 KiB becomes an
+// AgentClusterInstall annotation the API server refuses.
+const hugeOverride = `'{"additionalTrustBundle": "${'x'.repeat(270_000)}"}'`;
 const rejected = siteFile(
   'rejected',
-  snoSite({ name: 'rej-1', cluster: `      clusterImageSetNameRef: ${tooLongImageSet}\n` }),
+  snoSite({ name: 'rej-1', cluster: `      installConfigOverrides: ${hugeOverride}\n` }),
 );
 
 afterAll(() => Promise.all([cleanUp('rej-1'), cleanUp('conflict-1')]), 120_000);
@@ -57,7 +58,7 @@ describe('siteforge check', () => {
       hubKubeconfig(),
     ]);
     expect(stderr).toBe(
-      `${rejected.path}:${String(rejected.lineOf('- clusterName: rej-1'))}:7: error KUBE_INVALID: wave 1 AgentClusterInstall rej-1/rej-1 rejected by the hub (422 Invalid): spec.imageSetRef.name: Too long: may not be more than 253 bytes\n` +
+      `${rejected.path}:${String(rejected.lineOf('- clusterName: rej-1'))}:7: error KUBE_INVALID: wave 1 AgentClusterInstall rej-1/rej-1 rejected by the hub (422 Invalid): metadata.annotations: Too long: may not be more than 262144 bytes\n` +
         "  hint: the hub's schema for this kind (crds/) rejects the generated value; change the SiteConfig entry that produces it\n" +
         'siteforge: the hub rejected 1 of 8 object(s)\n',
     );

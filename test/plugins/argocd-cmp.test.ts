@@ -294,9 +294,12 @@ describe('generate', () => {
   it('emits BMC Secrets from credentials mounted into the sidecar, never from the repository', () => {
     const secrets = mkdtempSync(join(tmpdir(), 'siteforge-secrets-'));
     chmodSync(secrets, 0o755); // the plugin runs as user 999, like a mounted Secret is readable by it
-    mkdirSync(join(secrets, 'cred-bmc'));
-    writeFileSync(join(secrets, 'cred-bmc', 'username'), 'admin');
-    writeFileSync(join(secrets, 'cred-bmc', 'password'), 'mounted-pw');
+    // Mounted for the Application's project (the harness's ARGOCD_APP_PROJECT_NAME).
+    const mount = join(secrets, 'siteforge-sites', 'cred-bmc');
+    mkdirSync(mount, { recursive: true });
+    chmodSync(join(secrets, 'siteforge-sites'), 0o755);
+    writeFileSync(join(mount, 'username'), 'admin');
+    writeFileSync(join(mount, 'password'), 'mounted-pw');
     const site = snoSite({
       name: 'cred',
       mac: 'aa:bb:cc:00:00:78',

@@ -4,7 +4,7 @@
  * (ironic, sushy, BMO, vendor docs) so it can be checked and removed when firmware moves on.
  */
 import type { RedfishError } from './errors.js';
-import type { RetryPolicy } from './retry-policy.js';
+import type { RetryPolicy } from './types.js';
 
 /** Behaviour that depends on the System's Manufacturer and Model. */
 export interface VendorQuirks {

@@ -7,16 +7,9 @@
 import type { RedfishError } from './errors.js';
 import { RedfishErrorCode } from './errors.js';
 import { TRANSIENT_ERRORS } from './quirks.js';
+import type { RetryPolicy } from './types.js';
 
-/** A retry schedule. */
-export interface RetryPolicy {
-  /** Tries in all, the first included. */
-  readonly attempts: number;
-  /** Delay before the first retry, before jitter. */
-  readonly baseDelayMs: number;
-  /** Cap on any single delay. */
-  readonly maxDelayMs: number;
-}
+export type { RetryPolicy } from './types.js';
 
 /**
  * sushy retries server-side and connection errors 10 times (`server_side_retries`); the

@@ -108,3 +108,13 @@ export interface Task extends ODataLink {
   readonly TaskStatus?: string;
   readonly Messages?: readonly { readonly MessageId?: string; readonly Message?: string }[];
 }
+
+/** A retry schedule. */
+export interface RetryPolicy {
+  /** Tries in all, the first included. */
+  readonly attempts: number;
+  /** Delay before the first retry, before jitter. */
+  readonly baseDelayMs: number;
+  /** Cap on any single delay. */
+  readonly maxDelayMs: number;
+}

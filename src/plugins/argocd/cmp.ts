@@ -11,9 +11,11 @@
  * Every site is checked before the first byte is written; then the clusters are streamed one
  * at a time, so the sidecar's memory does not grow with the fleet.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, posix, resolve } from 'node:path';
-import { UsageError } from '../../shared/errors.js';
+import { SiteForgeError, UsageError } from '../../shared/errors.js';
+import { LimitExceededError } from '../../shared/limits.js';
+import { SECRET_DIRECTORY_NAME } from '../../siteconfig/index.js';
 import type { SourceFile } from '../../siteconfig/index.js';
 import { listInputFiles, readInputFiles } from '../cli/read-inputs.js';
 import { ExitCode, reportFailure } from '../exit-code.js';
@@ -21,7 +23,9 @@ import { fsSecretSource } from '../fs-secret-source.js';
 import { fsSiteFiles } from '../fs-site-files.js';
 import { kustomizationRoots } from '../kustomization-root.js';
 import type { SecretSource } from '../../siteconfig/index.js';
+import { readLimits } from '../limit-options.js';
 import { planFleet, renderFleet, reportIssues, writeYamlStream } from '../render-fleet.js';
+import { RunBudget } from '../run-budget.js';
 import { OutputFormat, readCmpOptions, siteSelection } from './parameters.js';
 import type { BuildEnv } from './parameters.js';
 
@@ -34,6 +38,17 @@ export interface PluginIo {
   /** Resolves when stdout has taken what was written (see CliIo). @default never waits */
   readonly stdoutDrained?: () => Promise<void> | undefined;
   readonly stderr: (text: string) => void;
+  /** The clock of the run's time limit, in milliseconds. @default performance.now */
+  readonly now?: () => number;
+}
+
+/**
+ * The budget of one plugin command. Its limits come from the sidecar's environment
+ * (`SITEFORGE_LIMIT_<NAME>`) only: Applications reach the plugin through `ARGOCD_ENV_*` and
+ * parameters, and neither can name these variables, so no Application can raise a limit.
+ */
+export function pluginBudget(io: Pick<PluginIo, 'env' | 'now'>): RunBudget {
+  return new RunBudget(readLimits(io.env), io.now);
 }
 
 /** A file in the app directory that claims it for SiteForge, even before it holds any site. */
@@ -47,13 +62,14 @@ export async function runArgoCdCommand(args: readonly string[], io: PluginIo): P
   try {
     if (rest.length > 0 || !COMMANDS.includes(command as (typeof COMMANDS)[number]))
       throw new UsageError(`usage: siteforge argocd ${COMMANDS.join('|')} (no arguments)`);
+    const budget = pluginBudget(io);
     switch (command as (typeof COMMANDS)[number]) {
       case 'generate':
-        return await generate(io);
+        return await generate(io, budget);
       case 'discover':
-        return discover(io);
+        return discover(io, budget);
       case 'parameters':
-        return announceParameters(io);
+        return announceParameters(io, budget);
     }
   } catch (err) {
     return reportPluginFailure(err, io);
@@ -69,23 +85,42 @@ export function reportPluginFailure(err: unknown, io: Pick<PluginIo, 'stderr'>):
  * The app's YAML files, read recursively, named relative to the repository root (the app path
  * is ARGOCD_APP_SOURCE_PATH), so messages point where the user edits.
  */
-export function readAppFiles(io: Pick<PluginIo, 'cwd' | 'env'>): SourceFile[] {
+export function readAppFiles(io: Pick<PluginIo, 'cwd' | 'env'>, budget: RunBudget): SourceFile[] {
   const appPath = io.env['ARGOCD_APP_SOURCE_PATH'] ?? '';
-  return readInputFiles(listInputFiles(['.'], io.cwd), io.cwd).map((file) => ({
-    path: repoRelative(appPath, file.path),
-    text: file.text,
-  }));
+  const files = listInputFiles(['.'], io.cwd, budget);
+  return readInputFiles(files, io.cwd, budget, (path) => repoRelative(appPath, path));
 }
 
 /**
- * Credentials for `fromDirectory`: a Kubernetes Secret mounted into the sidecar, whose path the
- * sidecar's own environment names (SITEFORGE_SECRETS_DIR). Applications cannot set it: the
- * ARGOCD_ENV_ variables they control have another prefix.
+ * Credentials for `fromDirectory`, scoped by Argo CD tenancy: Kubernetes Secrets mounted into
+ * the sidecar under SITEFORGE_SECRETS_DIR/<project>/<name>, where <project> is the
+ * Application's AppProject (ARGOCD_APP_PROJECT_NAME, set by the repo-server from
+ * `spec.project`). An Application reads the credentials of its own project and no other; the
+ * platform team decides what each project gets by where it mounts each Secret. Applications
+ * cannot move the directory: SITEFORGE_SECRETS_DIR is the sidecar's own environment, and the
+ * ARGOCD_ENV_ variables they control have another prefix. Without a usable project name (Argo
+ * CD before 3.0) no credentials are read at all.
  */
-function secretsOption(io: Pick<PluginIo, 'env'>): { secrets?: SecretSource } {
+export function secretsOption(
+  io: Pick<PluginIo, 'env'>,
+  budget?: RunBudget,
+): { secrets?: SecretSource } {
   const dir = io.env['SITEFORGE_SECRETS_DIR'];
-  return dir ? { secrets: fsSecretSource(dir) } : {};
+  if (!dir) return {};
+  const project = io.env['ARGOCD_APP_PROJECT_NAME'] ?? '';
+  if (!SECRET_DIRECTORY_NAME.test(project)) return { secrets: NO_PROJECT };
+  return { secrets: fsSecretSource(join(dir, project), budget) };
 }
+
+/** Refuses every `fromDirectory` when the Application's project is unknown. */
+const NO_PROJECT: SecretSource = {
+  readDirectory: () => {
+    throw new SiteForgeError(
+      'SECRETS_PROJECT_UNKNOWN',
+      "fromDirectory credentials are scoped by the Application's project, and ARGOCD_APP_PROJECT_NAME is not set (Argo CD 3.0 or later sets it); no credentials were read and nothing was generated",
+    );
+  },
+};
 
 /**
  * The root of the repository copy: the app directory minus ARGOCD_APP_SOURCE_PATH. The files a
@@ -114,15 +149,17 @@ export function repoRelative(appPath: string, path: string): string {
   return posix.normalize(posix.join(appPath.replace(/^\/+/, ''), path));
 }
 
-async function generate(io: PluginIo): Promise<number> {
+async function generate(io: PluginIo, budget: RunBudget): Promise<number> {
   const options = readCmpOptions(io.env);
   const selection = siteSelection(options.sites);
-  const files = readAppFiles(io);
+  const files = readAppFiles(io, budget);
   const plan = planFleet(files, {
     format: options.format,
-    files: fsSiteFiles(repositoryRoot(io)),
+    files: fsSiteFiles(repositoryRoot(io), undefined, budget),
     kustomizationRoot: appKustomizationRoots(io),
-    ...secretsOption(io),
+    ...secretsOption(io, budget),
+    limits: budget.limits,
+    deadline: budget,
     selectCluster: (clusterName, site) => selection.select(clusterName, site.metadata.name),
   });
   const { siteCount } = plan;
@@ -178,13 +215,16 @@ const SITE_FILES = [
  * ClusterInstance, and
  * reads no more than it must: the first match ends the search.
  */
-function discover(io: PluginIo): number {
+function discover(io: PluginIo, budget: RunBudget): number {
   const appPath = io.env['ARGOCD_APP_SOURCE_PATH'] ?? '';
   if (existsSync(join(io.cwd, MARKER_FILE))) {
     io.stdout(`${repoRelative(appPath, MARKER_FILE)}\n`);
     return ExitCode.Ok;
   }
-  for (const path of listInputFiles(['.'], io.cwd)) {
+  for (const path of listInputFiles(['.'], io.cwd, budget)) {
+    budget.check();
+    // A file over the size limit claims nothing here; generate reports it.
+    if (statSync(join(io.cwd, path)).size > budget.limits.fileBytes) continue;
     const text = readFileSync(join(io.cwd, path), 'utf8');
     if (SITE_FILES.some((site) => site.kind.test(text) && site.apiVersion.test(text))) {
       io.stdout(`${repoRelative(appPath, path)}\n`);
@@ -211,16 +251,25 @@ export interface ParameterAnnouncement {
  * app as the value shown for `sites`. Never fails on invalid sites (the Parameters tab should
  * still open); their problems go to stderr and generation reports them.
  */
-function announceParameters(io: PluginIo): number {
-  const { clusters, issues } = renderFleet(readAppFiles(io), {
-    validateOnly: true,
-    files: fsSiteFiles(repositoryRoot(io)),
-    kustomizationRoot: appKustomizationRoots(io),
-    ...secretsOption(io),
-  });
-  const report = reportIssues(issues, false);
-  if (report.errors > 0) io.stderr(report.text);
-  const names = clusters.map((c) => c.clusterName);
+function announceParameters(io: PluginIo, budget: RunBudget): number {
+  let names: string[] = [];
+  try {
+    const { clusters, issues } = renderFleet(readAppFiles(io, budget), {
+      validateOnly: true,
+      files: fsSiteFiles(repositoryRoot(io), undefined, budget),
+      kustomizationRoot: appKustomizationRoots(io),
+      ...secretsOption(io, budget),
+      limits: budget.limits,
+      deadline: budget,
+    });
+    const report = reportIssues(issues, false);
+    if (report.errors > 0) io.stderr(report.text);
+    names = clusters.map((c) => c.clusterName);
+  } catch (err) {
+    // Over a limit: the tab still opens, without sites; generate reports the same error.
+    if (!(err instanceof LimitExceededError)) throw err;
+    reportFailure(err, io, '');
+  }
   const announcement: ParameterAnnouncement[] = [
     {
       name: 'format',

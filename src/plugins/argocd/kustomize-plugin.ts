@@ -9,7 +9,7 @@
  * kustomization names and validates that one: messages then point at the user's own file and
  * line, not at /tmp/kust-plugin-config-NNN.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { join, posix, resolve, sep } from 'node:path';
 import { SiteForgeError, UsageError } from '../../shared/errors.js';
@@ -19,7 +19,9 @@ import type { SourceFile } from '../../siteconfig/index.js';
 import { ExitCode } from '../exit-code.js';
 import { renderFleet, reportIssues, toYamlStream } from '../render-fleet.js';
 import { fsSiteFiles } from '../fs-site-files.js';
-import { reportPluginFailure, repoRelative, repositoryRoot } from './cmp.js';
+import { UnreadableFileError } from '../run-budget.js';
+import type { RunBudget } from '../run-budget.js';
+import { pluginBudget, reportPluginFailure, repoRelative, repositoryRoot } from './cmp.js';
 import type { PluginIo } from './cmp.js';
 
 /** Runs `siteforge kustomize-plugin FILE`; returns the exit code. Never throws. */
@@ -27,26 +29,29 @@ export function runKustomizePlugin(args: readonly string[], io: PluginIo): numbe
   try {
     if (args.length !== 1 || args[0] === '')
       throw new UsageError('usage: siteforge kustomize-plugin FILE (kustomize passes FILE)');
-    return generate(args[0]!, io);
+    // Limits come from the environment kustomize runs in (SITEFORGE_LIMIT_<NAME>).
+    return generate(args[0]!, io, pluginBudget(io));
   } catch (err) {
     return reportPluginFailure(err, io);
   }
 }
 
-function generate(configPath: string, io: PluginIo): number {
-  const configText = readConfig(resolve(io.cwd, configPath));
-  const config = firstDocument(configPath, configText);
+function generate(configPath: string, io: PluginIo, budget: RunBudget): number {
+  const configText = readConfig(resolve(io.cwd, configPath), budget);
+  const config = yamlDocuments(configText, configPath, budget)[0];
   const name = siteConfigName(config);
   const here = kustomizationInRepository(io);
-  const source = findInKustomization(io, here.dir, config, name) ?? {
+  const source = findInKustomization(io, here.dir, config, name, budget) ?? {
     path: configPath,
     text: configText,
   };
   const { clusters, issues } = renderFleet([source], {
-    files: fsSiteFiles(here.root),
+    files: fsSiteFiles(here.root, undefined, budget),
     // kustomize runs us in the kustomization root, where siteconfig-generator resolves paths.
     kustomizationRoot: () => here.dir,
     selectCluster: (_, site) => site.metadata.name === name,
+    limits: budget.limits,
+    deadline: budget,
   });
   const report = reportIssues(issues, false);
   if (report.text !== '') io.stderr(report.text);
@@ -60,12 +65,29 @@ function generate(configPath: string, io: PluginIo): number {
   return ExitCode.Ok;
 }
 
-function readConfig(path: string): string {
+function readConfig(path: string, budget: RunBudget): string {
   try {
-    return readFileSync(path, 'utf8');
-  } catch {
+    return budget.readYaml(path, path);
+  } catch (err) {
+    if (!(err instanceof UnreadableFileError)) throw err;
     throw new UsageError(`${path}: cannot read the generator config kustomize passed`);
   }
+}
+
+/**
+ * The documents of a kustomize file as plain data, read by the compiler's own parser within the
+ * run's limits (it is cheaper to load than the `yaml` package, and kustomize starts this plugin
+ * once per SiteConfig); a file it refuses (an alias bomb) is an input error, not a crash.
+ */
+function yamlDocuments(text: string, file: string, budget: RunBudget): unknown[] {
+  const parsed = parseYamlFile(file, text, { locations: false, limits: budget.limits });
+  const first = parsed.errors[0];
+  if (first)
+    throw new SiteForgeError(
+      first.code,
+      `${file}:${String(first.pos.line)}:${String(first.pos.column)}: ${first.message}`,
+    );
+  return parsed.documents.map((doc) => plainData(doc.value));
 }
 
 function siteConfigName(config: unknown): string {
@@ -92,22 +114,26 @@ function findInKustomization(
   dir: string,
   config: unknown,
   name: string,
+  budget: RunBudget,
 ): SourceFile | undefined {
   const root = io.cwd;
   const kustomization = KUSTOMIZATION_FILES.map((f) => join(root, f)).find((f) => existsSync(f));
   if (!kustomization) return undefined;
-  const { generators } = (firstDocument(kustomization, readFileSync(kustomization, 'utf8')) ??
-    {}) as { generators?: unknown };
+  const { generators } = (yamlDocuments(
+    budget.readYaml(kustomization, kustomization),
+    kustomization,
+    budget,
+  )[0] ?? {}) as { generators?: unknown };
   if (!Array.isArray(generators)) return undefined;
-  const wanted = withoutKustomizeAnnotations(plainData(config));
+  const wanted = withoutKustomizeAnnotations(config);
   for (const entry of generators) {
     if (typeof entry !== 'string' || entry.includes('://')) continue;
     const path = join(root, entry);
     if (!existsSync(path) || !statSync(path).isFile()) continue;
-    const text = readFileSync(path, 'utf8');
+    const text = budget.readYaml(path, entry);
     if (!text.includes(name)) continue; // cheap filter before parsing
-    const same = parseYamlFile(path, text, { locations: false }).documents.some((doc) =>
-      isDeepStrictEqual(withoutKustomizeAnnotations(plainData(doc.value)), wanted),
+    const same = yamlDocuments(text, entry, budget).some((doc) =>
+      isDeepStrictEqual(withoutKustomizeAnnotations(doc), wanted),
     );
     if (same) return { path: posix.join(dir, entry), text };
   }
@@ -139,15 +165,6 @@ function kustomizationInRepository(io: PluginIo): { root: string; dir: string } 
     }
   }
   return { root: repositoryRoot(io), dir: repoRelative(app.join('/'), '.') };
-}
-
-/**
- * The first document of a YAML file as plain data, through the compiler's own parser (its fast
- * path for block-style YAML, the `yaml` library otherwise): loading the library costs more than
- * the whole generation of a small site, and kustomize starts this plugin once per SiteConfig.
- */
-function firstDocument(path: string, text: string): unknown {
-  return parseYamlFile(path, text, { locations: false }).documents[0]?.value;
 }
 
 /**

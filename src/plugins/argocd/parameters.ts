@@ -206,7 +206,10 @@ function parseSites(raw: RawValue | undefined, problems: string[]): string[] {
     typeof raw.value === 'string' ? splitPatterns(raw.value) : raw.value.map((p) => p.trim());
   for (const pattern of patterns) {
     const problem = globProblem(pattern);
-    if (problem) problems.push(`${raw.source}: "${pattern}" ${problem}`);
+    if (problem)
+      problems.push(
+        `${raw.source}: "${pattern.length > 80 ? `${pattern.slice(0, 80)}...` : pattern}" ${problem}`,
+      );
   }
   return patterns;
 }
@@ -228,48 +231,152 @@ function splitPatterns(text: string): string[] {
   return patterns;
 }
 
+/**
+ * The longest site pattern: far above any name a cluster can have (a Kubernetes namespace name
+ * has at most 63 characters), and it bounds what matching one name can cost.
+ */
+const MAX_PATTERN_LENGTH = 1024;
+
 /** Why a site pattern is not usable, or undefined when it is. */
 export function globProblem(pattern: string): string | undefined {
   const body = pattern.startsWith('!') ? pattern.slice(1) : pattern;
   if (body === '') return 'is empty';
+  if (body.length > MAX_PATTERN_LENGTH)
+    return `is longer than ${String(MAX_PATTERN_LENGTH)} characters; give long lists of sites as array items`;
   try {
-    globToRegExp(body);
+    compileGlob(body);
     return undefined;
   } catch (err) {
     return err instanceof Error ? err.message : 'is not a valid pattern';
   }
 }
 
+/** A compiled site glob. */
+export interface SiteGlob {
+  /** True when the glob matches the whole name. */
+  matches(name: string): boolean;
+}
+
 /**
- * A glob as an anchored RegExp: `*` any run of characters, `?` one character, `[a-z]` and
- * `[!0-9]` classes, `{a,b}` alternatives. Site names hold no `/`, so `*` and `**` are the same.
+ * One state of a glob's automaton: a character test that leads to `next`, a `*` (stays on any
+ * character, or moves on to `next` without one), a choice between `{a,b}` alternatives, or the
+ * end of the pattern.
  */
-export function globToRegExp(glob: string): RegExp {
-  let out = '';
-  let inBraces = false;
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === '*') out += '.*';
-    else if (c === '?') out += '.';
+type GlobState =
+  | { readonly kind: 'char'; readonly test: (c: string) => boolean; readonly next: number }
+  | { readonly kind: 'star'; readonly next: number }
+  | { readonly kind: 'split'; readonly next: readonly number[] }
+  | { readonly kind: 'end' };
+
+/** The parsed pattern: a sequence of atoms, `*`, and alternatives of such sequences. */
+type GlobPart =
+  | { readonly kind: 'char'; readonly test: (c: string) => boolean }
+  | { readonly kind: 'star' }
+  | { readonly kind: 'alternatives'; readonly options: readonly GlobPart[][] };
+
+/**
+ * Compiles a glob: `*` any run of characters, `?` one character, `[a-z]` and `[!0-9]` classes,
+ * `{a,b}` alternatives (not nested). Site names hold no `/`, so `*` and `**` are the same.
+ *
+ * Matching runs the pattern as an automaton over the name, all its states at once, so it takes
+ * time proportional to the name's length times the pattern's, whatever the pattern: `*a*a*a*b`
+ * against a long name costs what a plain name does (a backtracking RegExp takes exponential
+ * time there, and the patterns come from Applications).
+ */
+export function compileGlob(glob: string): SiteGlob {
+  const states: GlobState[] = [{ kind: 'end' }];
+  const add = (state: GlobState): number => states.push(state) - 1;
+  /** Builds the states of `parts` (backwards), leading to `next`; returns the first state. */
+  const build = (parts: readonly GlobPart[], next: number): number => {
+    let entry = next;
+    for (let i = parts.length - 1; i >= 0; i--) {
+      const part = parts[i]!;
+      if (part.kind === 'char') entry = add({ kind: 'char', test: part.test, next: entry });
+      else if (part.kind === 'star') entry = add({ kind: 'star', next: entry });
+      else {
+        const target = entry;
+        entry = add({ kind: 'split', next: part.options.map((o) => build(o, target)) });
+      }
+    }
+    return entry;
+  };
+  const start = build(parseGlob(glob), 0);
+  /** Adds `state` and every state reachable from it without reading a character. */
+  const close = (state: number, into: Set<number>): void => {
+    if (into.has(state)) return;
+    into.add(state);
+    const s = states[state]!;
+    if (s.kind === 'star') close(s.next, into);
+    else if (s.kind === 'split') for (const n of s.next) close(n, into);
+  };
+  return {
+    matches: (name) => {
+      let current = new Set<number>();
+      close(start, current);
+      for (const c of name) {
+        const next = new Set<number>();
+        for (const index of current) {
+          const s = states[index]!;
+          if (s.kind === 'star') close(index, next);
+          else if (s.kind === 'char' && s.test(c)) close(s.next, next);
+        }
+        if (next.size === 0) return false;
+        current = next;
+      }
+      return current.has(0);
+    },
+  };
+}
+
+/** Parses a glob into its parts; throws an Error saying what is wrong. */
+function parseGlob(glob: string): GlobPart[] {
+  const chars = Array.from(glob); // code points, as the names are matched
+  const top: GlobPart[] = [];
+  let options: GlobPart[][] | undefined;
+  let current = top;
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    if (c === '*') {
+      if (current[current.length - 1]?.kind !== 'star') current.push({ kind: 'star' });
+    } else if (c === '?') current.push({ kind: 'char', test: () => true });
     else if (c === '[') {
-      const end = glob.indexOf(']', i + 2);
+      const end = chars.indexOf(']', i + 2);
       if (end < 0) throw new Error('has a "[" without a closing "]"');
-      const negate = glob[i + 1] === '!' || glob[i + 1] === '^';
-      const body = glob.slice(negate ? i + 2 : i + 1, end).replace(/[\\\]^]/g, '\\$&');
-      out += `[${negate ? '^' : ''}${body}]`;
+      const negate = chars[i + 1] === '!' || chars[i + 1] === '^';
+      const test = classTest(chars.slice(negate ? i + 2 : i + 1, end));
+      current.push({ kind: 'char', test: negate ? (x) => !test(x) : test });
       i = end;
     } else if (c === '{') {
-      if (inBraces) throw new Error('nests "{"; alternatives cannot be nested');
-      inBraces = true;
-      out += '(?:';
-    } else if (c === '}' && inBraces) {
-      inBraces = false;
-      out += ')';
-    } else if (c === ',' && inBraces) out += '|';
-    else out += c.replace(/[.+^${}()|\\\]]/g, '\\$&');
+      if (options) throw new Error('nests "{"; alternatives cannot be nested');
+      options = [[]];
+      current = options[0]!;
+    } else if (c === '}' && options) {
+      top.push({ kind: 'alternatives', options });
+      options = undefined;
+      current = top;
+    } else if (c === ',' && options) {
+      current = [];
+      options.push(current);
+    } else current.push({ kind: 'char', test: (x) => x === c });
   }
-  if (inBraces) throw new Error('has a "{" without a closing "}"');
-  return new RegExp(`^${out}$`);
+  if (options) throw new Error('has a "{" without a closing "}"');
+  return top;
+}
+
+/** The test of a class body such as `a-z0-9_`. */
+function classTest(body: readonly string[]): (c: string) => boolean {
+  const ranges: [number, number][] = [];
+  for (let i = 0; i < body.length; i++) {
+    const from = body[i]!.codePointAt(0)!;
+    if (body[i + 1] === '-' && i + 2 < body.length) {
+      ranges.push([from, body[i + 2]!.codePointAt(0)!]);
+      i += 2;
+    } else ranges.push([from, from]);
+  }
+  return (c) => {
+    const code = c.codePointAt(0)!;
+    return ranges.some(([lo, hi]) => code >= lo && code <= hi);
+  };
 }
 
 /** Tracks which site patterns selected what, so unused patterns can be reported. */
@@ -287,21 +394,21 @@ export interface SiteSelection {
 export function siteSelection(patterns: readonly string[]): SiteSelection {
   const compiled = patterns.map((p) => {
     const exclude = p.startsWith('!');
-    return { pattern: p, exclude, re: globToRegExp(exclude ? p.slice(1) : p) };
+    return { pattern: p, exclude, glob: compileGlob(exclude ? p.slice(1) : p) };
   });
   const includes = compiled.filter((p) => !p.exclude);
   const excludes = compiled.filter((p) => p.exclude);
   const used = new Set<string>();
   return {
     select: (clusterName, siteName) => {
-      const hits = (re: RegExp): boolean => re.test(clusterName) || re.test(siteName);
+      const hits = (glob: SiteGlob): boolean => glob.matches(clusterName) || glob.matches(siteName);
       let included = includes.length === 0;
       for (const p of includes)
-        if (hits(p.re)) {
+        if (hits(p.glob)) {
           used.add(p.pattern);
           included = true;
         }
-      return included && !excludes.some((p) => hits(p.re));
+      return included && !excludes.some((p) => hits(p.glob));
     },
     unmatched: () => includes.filter((p) => !used.has(p.pattern)).map((p) => p.pattern),
   };

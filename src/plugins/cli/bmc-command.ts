@@ -6,11 +6,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { credentialText } from '../../shared/credential-text.js';
 import { UsageError } from '../../shared/errors.js';
 import { bootFromIso, RedfishError, UndiciRedfishClient } from '../../bmac/redfish/index.js';
 import type { PowerAction, UndiciRedfishClientOptions } from '../../bmac/redfish/index.js';
 import { ExitCode } from '../exit-code.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 
 const USAGE = `Usage: siteforge bmc <command> --address URL --username-file FILE --password-file FILE
 
@@ -225,11 +226,14 @@ function readOptionFile(file: string, cwd: string, option: string): Buffer {
   }
 }
 
-/** Reads a credential file, without its trailing newline. */
+/** Reads a credential file, without its trailing newline (as `fromDirectory` credentials). */
 function readSecret(file: string, cwd: string, option: string): string {
-  const value = readOptionFile(file, cwd, option)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
-  if (value === '') throw new UsageError(`${option} ${file} is empty`);
-  return value;
+  const text = credentialText(readOptionFile(file, cwd, option));
+  if ('problem' in text)
+    throw new UsageError(
+      text.problem === 'empty'
+        ? `${option} ${file} is empty`
+        : `${option} ${file} is not UTF-8 text`,
+    );
+  return text.value;
 }

@@ -13,6 +13,7 @@ import { fsSiteFiles } from '../fs-site-files.js';
 import { kustomizationRoots } from '../kustomization-root.js';
 import { reportIssues } from '../render-fleet.js';
 import { replaceOutputDir } from './output-dir.js';
+import type { RunBudget } from '../run-budget.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
 
 /** What convert reads from the command line. */
@@ -31,12 +32,13 @@ export interface ConvertIo {
 }
 
 /** Runs `siteforge convert`; returns the exit code. */
-export function runConvert(args: ConvertArgs, io: ConvertIo): number {
+export function runConvert(args: ConvertArgs, io: ConvertIo, budget: RunBudget): number {
   if (args.paths.length === 0) throw new UsageError('convert needs at least one file or directory');
-  const sources = readInputFiles(listInputFiles(args.paths, io.cwd), io.cwd);
+  const sources = readInputFiles(listInputFiles(args.paths, io.cwd, budget), io.cwd, budget);
   const result = convertSiteConfigs(sources, {
-    files: fsSiteFiles('/', io.cwd),
+    files: fsSiteFiles('/', io.cwd, budget),
     kustomizationRoot: kustomizationRoots({ base: io.cwd, fallback: '.' }),
+    limits: budget.limits,
     ...(args.templateNamespace ? { templateNamespace: args.templateNamespace } : {}),
   });
   const report = reportIssues(

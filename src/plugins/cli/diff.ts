@@ -11,26 +11,46 @@ import { join, relative, resolve } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { UsageError } from '../../shared/errors.js';
 import { compileSiteConfig, diffFleets, loadSiteConfigs } from '../../siteconfig/index.js';
-import type { CompiledCluster, FleetDiff } from '../../siteconfig/index.js';
+import type { CompiledCluster, FleetDiff, SecretSource } from '../../siteconfig/index.js';
 import { ExitCode } from '../exit-code.js';
 import { fsSiteFiles } from '../fs-site-files.js';
 import { kustomizationRoots } from '../kustomization-root.js';
 import { packagedExtraManifests } from '../packaged-extra-manifests.js';
 import { reportIssues } from '../render-fleet.js';
+import type { RunBudget } from '../run-budget.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
+
+/** What both sides are compiled with. */
+export interface DiffOptions {
+  /** The run's limits and deadline, shared by both sides. */
+  readonly budget: RunBudget;
+  /** Credentials for `fromDirectory` (`--secrets-dir`, `SITEFORGE_SECRETS_DIR`). @default none */
+  readonly secrets?: SecretSource;
+}
 
 /** One side of the comparison, compiled, or the text of its problems. */
 type Side = { clusters: CompiledCluster[] } | { problems: string };
 
-function compileSide(paths: readonly string[], cwd: string, label: (file: string) => string): Side {
+function compileSide(
+  paths: readonly string[],
+  cwd: string,
+  label: (file: string) => string,
+  options: DiffOptions,
+): Side {
   const clusters: CompiledCluster[] = [];
-  const { issues } = loadSiteConfigs(readInputFiles(listInputFiles(paths, cwd), cwd), {
-    files: fsSiteFiles('/', cwd),
+  const { budget } = options;
+  const files = readInputFiles(listInputFiles(paths, cwd, budget), cwd, budget);
+  const { issues } = loadSiteConfigs(files, {
+    files: fsSiteFiles('/', cwd, budget),
     kustomizationRoot: kustomizationRoots({ base: cwd, fallback: '.' }),
+    ...(options.secrets ? { secrets: options.secrets } : {}),
     defaultExtraManifests: packagedExtraManifests(),
-    onSite: ({ siteConfig, resources }) =>
-      clusters.push(...compileSiteConfig(siteConfig, resources)),
+    limits: budget.limits,
+    onSite: ({ siteConfig, resources }) => {
+      budget.check();
+      clusters.push(...compileSiteConfig(siteConfig, resources));
+    },
   });
   const report = reportIssues(
     issues.map((i) => ({ ...i, file: label(i.file) })),
@@ -44,6 +64,7 @@ async function compileRevision(
   cwd: string,
   revision: string,
   paths: readonly string[],
+  options: DiffOptions,
 ): Promise<Side> {
   const git = simpleGit(cwd);
   const top = (await git.revparse(['--show-toplevel'])).trim();
@@ -57,7 +78,7 @@ async function compileRevision(
     const missing = inTree.filter((p) => !existsSync(join(worktree, p)));
     if (missing.length > 0)
       return { problems: `siteforge: ${missing.join(', ')} does not exist at ${revision}\n` };
-    return compileSide(inTree, worktree, (file) => `${revision}:${file}`);
+    return compileSide(inTree, worktree, (file) => `${revision}:${file}`, options);
   } finally {
     await git.raw(['worktree', 'remove', '--force', worktree]).catch(() => undefined);
     rmSync(worktree, { recursive: true, force: true });
@@ -99,7 +120,11 @@ export function formatDiff(diff: FleetDiff): string {
 }
 
 /** Runs `siteforge diff`. */
-export async function runDiff(args: readonly string[], io: CliIo): Promise<number> {
+export async function runDiff(
+  args: readonly string[],
+  io: CliIo,
+  options: DiffOptions,
+): Promise<number> {
   const [before, after, ...paths] = args;
   if (before === undefined || after === undefined)
     throw new UsageError('diff needs OLD and NEW (two paths or two git revisions)');
@@ -107,9 +132,9 @@ export async function runDiff(args: readonly string[], io: CliIo): Promise<numbe
   for (const side of [before, after]) {
     // Each side is a path when it exists (and no PATHs follow), else a revision.
     if (paths.length === 0 && existsSync(resolve(io.cwd, side))) {
-      sides.push(compileSide([side], io.cwd, (file) => file));
+      sides.push(compileSide([side], io.cwd, (file) => file, options));
     } else if (await isRevision(io.cwd, side)) {
-      sides.push(await compileRevision(io.cwd, side, paths));
+      sides.push(await compileRevision(io.cwd, side, paths, options));
     } else {
       throw new UsageError(`${side} is neither an existing path nor a git revision`);
     }

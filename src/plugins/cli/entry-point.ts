@@ -6,7 +6,7 @@
  */
 import { loadKustomizeBundle } from '../argocd/kustomize-bundle.js';
 import type { KustomizeBundleExports } from '../argocd/kustomize-bundle.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 
 /** Runs the `siteforge` command and returns its exit code. Never throws. */
 export async function runSiteforge(argv: readonly string[], io: CliIo): Promise<number> {

@@ -18,6 +18,7 @@ import { applyInWaves, DRY_RUN_STAND_IN_NAMESPACE, WaveTimeoutError } from '../a
 import type { AppliedObject, ApplyItem, RejectedObject } from '../apply-waves.js';
 import { renderFleet, reportIssues, SourceLocator } from '../render-fleet.js';
 import type { ManifestSource, RenderOptions } from '../render-fleet.js';
+import type { RunBudget } from '../run-budget.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
 
 /** What apply and check take from the command line. */
@@ -52,14 +53,20 @@ export interface KubeCommandDeps {
 export async function runKubeCommand(
   args: KubeCommandArgs,
   io: KubeCommandIo,
+  budget: RunBudget,
   render: Pick<
     RenderOptions,
     'files' | 'kustomizationRoot' | 'secrets' | 'format' | 'templateNamespace'
   > = {},
   deps: KubeCommandDeps = {},
 ): Promise<ExitCode> {
-  const files = readInputFiles(listInputFiles(args.paths, io.cwd), io.cwd);
-  const { clusters, siteCount, issues } = renderFleet(files, { ...render, withObjects: true });
+  const files = readInputFiles(listInputFiles(args.paths, io.cwd, budget), io.cwd, budget);
+  const { clusters, siteCount, issues } = renderFleet(files, {
+    ...render,
+    withObjects: true,
+    limits: budget.limits,
+    deadline: budget,
+  });
   const report = reportIssues(issues, args.strict);
   if (report.text !== '') io.stderr(report.text);
   if (report.errors > 0) {
@@ -98,7 +105,7 @@ export async function runKubeCommand(
       },
     });
     if (result.rejected.length > 0) {
-      const locator = new SourceLocator(files);
+      const locator = new SourceLocator(files, budget.limits);
       io.stderr(
         reportIssues(
           result.rejected.map((r) => rejectionIssue(r, locator)),

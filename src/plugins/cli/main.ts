@@ -11,26 +11,16 @@ import { ExitCode, reportFailure } from '../exit-code.js';
 import { fsSecretSource } from '../fs-secret-source.js';
 import { fsSiteFiles } from '../fs-site-files.js';
 import { kustomizationRoots } from '../kustomization-root.js';
+import { readLimits } from '../limit-options.js';
 import { planFleet, reportIssues, writeYamlStream } from '../render-fleet.js';
+import { RunBudget } from '../run-budget.js';
 import type { RenderedCluster } from '../render-fleet.js';
 import { replaceOutputDir } from './output-dir.js';
 import type { OutputFile } from './output-dir.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
+import type { CliIo } from './cli-io.js';
 
-/** Where the CLI writes; injectable for tests. */
-export interface CliIo {
-  readonly cwd: string;
-  readonly stdout: (text: string) => void;
-  /**
-   * Resolves when stdout has taken what was written (the `drain` of a pipe), or undefined when
-   * it has; `generate` waits for it between clusters, so a slow reader holds back rendering
-   * instead of the output piling up in memory. @default never waits
-   */
-  readonly stdoutDrained?: () => Promise<void> | undefined;
-  readonly stderr: (text: string) => void;
-  /** The environment the Argo CD and kustomize plugin modes read. @default process.env */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-}
+export type { CliIo } from './cli-io.js';
 
 export { ExitCode };
 
@@ -68,6 +58,8 @@ Options:
                      template ConfigMaps (default: open-cluster-management)
   --kubeconfig FILE  apply, check: the hub to use (default: $KUBECONFIG, ~/.kube/config)
   --dry-run=server   apply: let the hub check everything but persist nothing
+  --limit NAME=N     raise (or lower) a limit of the run, e.g. --limit file-bytes=64Mi;
+                     repeatable; also SITEFORGE_LIMIT_<NAME> (README, "Limits")
   -h, --help         show this help
   -v, --version      print the version
 
@@ -86,6 +78,8 @@ interface ParsedArgs {
   templateNamespace: string | undefined;
   kubeconfig: string | undefined;
   dryRun: boolean;
+  /** `--limit NAME=VALUE` flags, in order. */
+  limits: string[];
   help: boolean;
   version: boolean;
 }
@@ -102,6 +96,7 @@ function parseArgs(argv: readonly string[]): ParsedArgs {
     templateNamespace: undefined,
     kubeconfig: undefined,
     dryRun: false,
+    limits: [],
     help: false,
     version: false,
   };
@@ -121,6 +116,10 @@ function parseArgs(argv: readonly string[]): ParsedArgs {
       const value = arg.startsWith('--kubeconfig=') ? arg.slice('--kubeconfig='.length) : argv[++i];
       if (value === undefined || value === '') throw new UsageError(`${arg} needs a file`);
       args.kubeconfig = value;
+    } else if (arg === '--limit' || arg.startsWith('--limit=')) {
+      const value = arg.startsWith('--limit=') ? arg.slice('--limit='.length) : argv[++i];
+      if (value === undefined || value === '') throw new UsageError(`${arg} needs NAME=VALUE`);
+      args.limits.push(value);
     } else if (arg.startsWith('--dry-run')) {
       if (arg !== '--dry-run=server') throw new UsageError(`${arg}: only --dry-run=server exists`);
       args.dryRun = true;
@@ -175,6 +174,21 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
+/** The run's budget: limits from the environment, then from `--limit` flags. */
+function budgetOf(args: ParsedArgs, io: CliIo): RunBudget {
+  return new RunBudget(readLimits(io.env ?? process.env, args.limits), io.now);
+}
+
+/** The `fromDirectory` credentials of `--secrets-dir` or `SITEFORGE_SECRETS_DIR`, if any. */
+function secretsOf(
+  args: ParsedArgs,
+  io: CliIo,
+  budget: RunBudget,
+): { secrets?: ReturnType<typeof fsSecretSource> } {
+  const dir = args.secretsDir ?? (io.env ?? process.env)['SITEFORGE_SECRETS_DIR'];
+  return dir ? { secrets: fsSecretSource(resolve(io.cwd, dir), budget) } : {};
+}
+
 function run(args: ParsedArgs, io: CliIo): number | Promise<number> {
   if (args.version) {
     io.stdout(`${packageVersion()}\n`);
@@ -186,6 +200,10 @@ function run(args: ParsedArgs, io: CliIo): number | Promise<number> {
   }
   if ((args.kubeconfig !== undefined || args.dryRun) && !['apply', 'check'].includes(args.command))
     throw new UsageError('--kubeconfig and --dry-run only apply to apply and check');
+  if (args.limits.length > 0 && ['schema', 'argocd', 'kustomize-plugin'].includes(args.command))
+    throw new UsageError(
+      `${args.command} takes no --limit; the plugins read SITEFORGE_LIMIT_<NAME> from their environment`,
+    );
   switch (args.command) {
     case 'schema':
       if (args.paths.length > 0) throw new UsageError('schema takes no paths');
@@ -199,9 +217,15 @@ function run(args: ParsedArgs, io: CliIo): number | Promise<number> {
     case 'convert':
       if (args.format !== undefined || args.redact)
         throw new UsageError('convert takes no --format or --redact');
-      return import('./convert-command.js').then(({ runConvert }) => runConvert(args, io));
-    case 'diff':
-      return import('./diff.js').then(({ runDiff }) => runDiff(args.paths, io));
+      return import('./convert-command.js').then(({ runConvert }) =>
+        runConvert(args, io, budgetOf(args, io)),
+      );
+    case 'diff': {
+      const budget = budgetOf(args, io);
+      return import('./diff.js').then(({ runDiff }) =>
+        runDiff(args.paths, io, { budget, ...secretsOf(args, io, budget) }),
+      );
+    }
     case 'argocd':
     case 'kustomize-plugin': {
       // Their options come from the environment (Argo CD) or the generator file (kustomize).
@@ -240,17 +264,19 @@ async function compile(args: ParsedArgs, io: CliIo): Promise<number> {
     throw new UsageError(
       '--format and --template-namespace only apply to generate, convert, apply and check',
     );
-  const files = readInputFiles(listInputFiles(args.paths, io.cwd), io.cwd);
+  const budget = budgetOf(args, io);
+  const files = readInputFiles(listInputFiles(args.paths, io.cwd, budget), io.cwd, budget);
   const validateOnly = args.command === 'validate';
-  const secretsDir = args.secretsDir ?? (io.env ?? process.env)['SITEFORGE_SECRETS_DIR'];
   const plan = planFleet(files, {
     validateOnly,
     redact: args.redact,
     ...(args.format === 'clusterinstance' ? { format: 'clusterinstance' as const } : {}),
     ...(args.templateNamespace ? { templateNamespace: args.templateNamespace } : {}),
-    files: fsSiteFiles('/', io.cwd),
+    files: fsSiteFiles('/', io.cwd, budget),
     kustomizationRoot: kustomizationRoots({ base: io.cwd, fallback: '.' }),
-    ...(secretsDir ? { secrets: fsSecretSource(resolve(io.cwd, secretsDir)) } : {}),
+    ...secretsOf(args, io, budget),
+    limits: budget.limits,
+    deadline: budget,
   });
   const { siteCount, clusterInstanceCount } = plan;
   const report = reportIssues(plan.issues, args.strict);
@@ -286,15 +312,16 @@ async function kube(command: 'apply' | 'check', args: ParsedArgs, io: CliIo): Pr
   if (args.output !== undefined || args.redact)
     throw new UsageError(`${command} takes no --output or --redact`);
   if (args.dryRun && command === 'check') throw new UsageError('check is always a dry run');
-  const secretsDir = args.secretsDir ?? (io.env ?? process.env)['SITEFORGE_SECRETS_DIR'];
   // Loaded on demand: @kubernetes/client-node costs ~0.7 s to import.
   const { runKubeCommand } = await import('./kube-commands.js');
-  return runKubeCommand({ ...args, command }, io, {
+  // The time limit covers reading and compiling, not the hub's answers.
+  const budget = budgetOf(args, io);
+  return runKubeCommand({ ...args, command }, io, budget, {
     ...(args.format === 'clusterinstance' ? { format: 'clusterinstance' as const } : {}),
     ...(args.templateNamespace ? { templateNamespace: args.templateNamespace } : {}),
-    files: fsSiteFiles('/', io.cwd),
+    files: fsSiteFiles('/', io.cwd, budget),
     kustomizationRoot: kustomizationRoots({ base: io.cwd, fallback: '.' }),
-    ...(secretsDir ? { secrets: fsSecretSource(resolve(io.cwd, secretsDir)) } : {}),
+    ...secretsOf(args, io, budget),
   });
 }
 

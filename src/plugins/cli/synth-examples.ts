@@ -8,17 +8,24 @@ import { compareIssues, formatIssue } from '../../shared/errors.js';
 import { Fleet } from '../../siteconfig/constructs/index.js';
 import { loadSiteConfigs } from '../../siteconfig/index.js';
 import { fsSiteFiles } from '../fs-site-files.js';
+import { readLimits } from '../limit-options.js';
 import { packagedExtraManifests } from '../packaged-extra-manifests.js';
+import { RunBudget } from '../run-budget.js';
 import { listInputFiles, readInputFiles } from './read-inputs.js';
 
 const cwd = process.cwd();
 const paths = (process.env['SITEFORGE_SITES'] ?? 'examples/sites')
   .split(':')
   .filter((p) => p !== '');
-const { sites, issues } = loadSiteConfigs(readInputFiles(listInputFiles(paths, cwd), cwd), {
-  files: fsSiteFiles('/', cwd),
-  defaultExtraManifests: packagedExtraManifests(),
-});
+const budget = new RunBudget(readLimits(process.env));
+const { sites, issues } = loadSiteConfigs(
+  readInputFiles(listInputFiles(paths, cwd, budget), cwd, budget),
+  {
+    files: fsSiteFiles('/', cwd, budget),
+    defaultExtraManifests: packagedExtraManifests(),
+    limits: budget.limits,
+  },
+);
 const problems = [...issues].sort(compareIssues).filter((issue) => issue.severity !== 'note');
 if (problems.length > 0) process.stderr.write(`${problems.map(formatIssue).join('\n')}\n`);
 if (problems.some((issue) => issue.severity === 'error')) {

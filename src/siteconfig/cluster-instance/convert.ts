@@ -9,6 +9,7 @@
 import { Document, isMap, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
 import type { Node as YamlNode, Pair, YAMLMap } from 'yaml';
 import type { InputIssue } from '../../shared/errors.js';
+import type { Limits } from '../../shared/limits.js';
 import type { SecretSource } from '../resources.js';
 import type { SiteFiles } from '../site-files.js';
 import type { SiteConfig } from '../types.js';
@@ -26,6 +27,8 @@ export interface ConvertOptions extends ClusterInstanceOptions {
   readonly files?: SiteFiles;
   /** Where the SiteConfigs' relative paths resolve first (LoadOptions). @default none */
   readonly kustomizationRoot?: (siteConfigFile: string) => string;
+  /** The run's limits, passed to loadSiteConfigs. @default defaultLimits */
+  readonly limits?: Limits;
 }
 
 /** One converted cluster. */
@@ -59,7 +62,11 @@ export interface ConvertResult {
  * looked up, so converting needs no secrets directory.
  */
 const UNREAD_SECRETS: SecretSource = {
-  readDirectory: () => ({ username: '', password: '', '.dockerconfigjson': '' }),
+  readDirectory: () => ({
+    username: 'unread',
+    password: 'unread',
+    '.dockerconfigjson': '{"auths":{}}',
+  }),
 };
 
 /** Converts the SiteConfigs of `sources` into ClusterInstance files. */
@@ -70,6 +77,7 @@ export function convertSiteConfigs(
   const { sites, issues } = loadSiteConfigs(sources, {
     ...(options.files ? { files: options.files } : {}),
     ...(options.kustomizationRoot ? { kustomizationRoot: options.kustomizationRoot } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
     secrets: UNREAD_SECRETS,
   });
   if (issues.some((issue) => issue.severity === 'error'))

@@ -5,11 +5,15 @@
  * against the node roles, the namespace, labels per kind, template references).
  */
 import type { ValidateFunction } from 'ajv';
+import { quote } from '../../shared/errors.js';
 import type { Severity } from '../../shared/errors.js';
 import { labelKeyProblem, labelValueProblem } from '../rules.js';
 import type { SiteConfig, SiteConfigCluster } from '../types.js';
 import {
+  checkAnnotationMaps,
+  checkBaseDomain,
   checkClusterName,
+  checkObjectName,
   checkStructure,
   ClusterChecker,
   isBroken,
@@ -135,6 +139,7 @@ class ClusterInstanceChecker {
     this.spec.nodes.forEach((node, index) => {
       this.checkExtraLabels(['spec', 'nodes', index], node.extraLabels);
     });
+    this.checkNamesAndAnnotations();
     this.checkTemplateRefs();
   }
 
@@ -178,7 +183,7 @@ class ClusterInstanceChecker {
       'error',
       'NAMESPACE_MISMATCH',
       ['metadata', 'namespace'],
-      `metadata.namespace "${namespace}" is not the clusterName "${this.spec.clusterName}"`,
+      `metadata.namespace ${quote(namespace)} is not the clusterName ${quote(this.spec.clusterName)}`,
       'the templates create the cluster objects, the pull secret and BMC secrets are read in the namespace named after the cluster; set metadata.namespace to the clusterName',
     );
   }
@@ -240,6 +245,71 @@ class ClusterInstanceChecker {
     }
   }
 
+  /**
+   * The base domain, the pull secret name and the annotations of every kind; host names, which
+   * the default templates also write as label values (one InfraEnv per host), fit in 63.
+   */
+  private checkNamesAndAnnotations(): void {
+    const { doc, report, spec } = this;
+    checkBaseDomain(doc, report, ['spec', 'baseDomain'], spec.baseDomain);
+    checkObjectName(doc, report, spec.pullSecretRef.name, 'pull secret Secret', () => [
+      'spec',
+      'pullSecretRef',
+      'name',
+    ]);
+    checkAnnotationMaps(doc, report, spec.extraAnnotations, () => ['spec', 'extraAnnotations']);
+    checkObjectName(doc, report, spec.caBundleRef?.name, 'CA bundle ConfigMap', () => [
+      'spec',
+      'caBundleRef',
+      'name',
+    ]);
+    (spec.extraManifestsRefs ?? []).forEach((ref, k) => {
+      checkObjectName(doc, report, ref.name, 'extra-manifests ConfigMap', () => [
+        'spec',
+        'extraManifestsRefs',
+        k,
+        'name',
+      ]);
+    });
+    this.checkRefs(['spec', 'templateRefs'], spec.templateRefs, 'template ConfigMap');
+    spec.nodes.forEach((node, index) => {
+      const at = ['spec', 'nodes', index];
+      this.checkRefs([...at, 'templateRefs'], node.templateRefs, 'template ConfigMap');
+      if (node.hostRef) this.checkRefs([...at], [node.hostRef], 'host', 'hostRef');
+      checkAnnotationMaps(doc, report, node.extraAnnotations, () => [...at, 'extraAnnotations']);
+      if (node.hostName.length > 63 && node.hostName.length <= 253)
+        this.issue(
+          'error',
+          'HOSTNAME_INVALID',
+          [...at, 'hostName'],
+          `hostName has ${String(node.hostName.length)} characters: the templates write it as a label value, which holds at most 63`,
+          'use a host name of at most 63 characters (the InfraEnv of the host is selected by it)',
+        );
+    });
+  }
+
+  /** Names and namespaces of namespaced references (`templateRefs` entries, `hostRef`). */
+  private checkRefs(
+    at: Path,
+    refs: readonly { readonly name: string; readonly namespace: string }[],
+    what: string,
+    field?: string,
+  ): void {
+    const { doc, report } = this;
+    refs.forEach((ref, k) => {
+      const path = field === undefined ? [...at, k] : [...at, field];
+      checkObjectName(doc, report, ref.name, what, () => [...path, 'name']);
+      checkObjectName(
+        doc,
+        report,
+        ref.namespace,
+        `${what} namespace`,
+        () => [...path, 'namespace'],
+        true,
+      );
+    });
+  }
+
   /** Label keys and values of every kind, as Kubernetes accepts them. */
   private checkExtraLabels(at: Path, extra: ExtraMetadata | undefined): void {
     for (const [kind, labels] of Object.entries(extra ?? {})) {
@@ -252,7 +322,7 @@ class ClusterInstanceChecker {
             'error',
             'LABEL_INVALID',
             path,
-            `label key "${key}" is invalid: ${keyProblem}`,
+            `label key ${quote(key)} is invalid: ${keyProblem}`,
             `Kubernetes would reject the ${kind}; rename the label`,
             'key',
           );
@@ -263,7 +333,7 @@ class ClusterInstanceChecker {
             'error',
             'LABEL_INVALID',
             path,
-            `label value "${text}" of "${key}" is invalid: ${valueProblem}`,
+            `label value ${quote(text)} of ${quote(key)} is invalid: ${valueProblem}`,
             `Kubernetes would reject the ${kind}; shorten or simplify the value`,
           );
       }

@@ -55,14 +55,16 @@
  *   diskEncryption) stop template rendering and workload partitioning for that cluster, so
  *   one mistake is not reported three times.
  */
+import { quote } from '../../shared/errors.js';
 import { posix } from 'node:path';
 import { parseYamlFile } from '../../shared/source-yaml.js';
+import { limitCode, limitHint } from '../../shared/limits.js';
 import { emitYaml } from '../../shared/yaml-emit.js';
 import { describeTried, firstFound, SITE_PATH_HINT, sitePathCandidates } from '../site-files.js';
 import type { DirEntry, SiteFiles, SitePathCandidate } from '../site-files.js';
 import type { ExtraManifests, SiteConfig, SiteConfigCluster } from '../types.js';
 import { checkExtraManifestFields, masterCount } from './cluster-checks.js';
-import { parseGoTemplate, readsMatch, TemplateError } from './go-template.js';
+import { parseGoTemplate, readsMatch, TemplateBudget, TemplateError } from './go-template.js';
 import type { FieldRead, GoTemplate, TemplateStruct } from './go-template.js';
 import { mergeMachineConfigs } from './machine-config-merge.js';
 import { templateData } from './template-data.js';
@@ -90,6 +92,11 @@ export interface ExtraManifestContext {
   readonly files: SiteFiles;
   /** The shipped default sets: `dir` holds one folder per set (`default`, ...). */
   readonly defaults: { readonly files: SiteFiles; readonly dir: string };
+  /**
+   * What template renderings may cost; pass one budget for every cluster of a run.
+   * @default a budget of its own, with defaultLimits
+   */
+  readonly budget?: TemplateBudget;
 }
 
 /** A problem found while building, at a path relative to the cluster object. */
@@ -378,7 +385,7 @@ function sourcesOf(
           setAt,
           'warning',
           'EXTRA_MANIFEST_SET_IGNORED',
-          `defaultSet "${defaultSet}" is ignored: extraManifests.searchPaths replaces the default set`,
+          `defaultSet ${quote(defaultSet)} is ignored: extraManifests.searchPaths replaces the default set`,
           'remove defaultSet, or copy the manifests you want from the default set into a search path',
         ),
       );
@@ -409,8 +416,8 @@ function sourcesOf(
           setAt,
           'error',
           'EXTRA_MANIFEST_SET_UNKNOWN',
-          `there is no default extra-manifest set "${set}"; the sets are ${[...available, NO_DEFAULT_SET].join(', ')}`,
-          `name one of them, or "${NO_DEFAULT_SET}" for no default manifests`,
+          `there is no default extra-manifest set ${quote(set)}; the sets are ${[...available, NO_DEFAULT_SET].join(', ')}`,
+          `name one of them, or ${quote(NO_DEFAULT_SET)} for no default manifests`,
         ),
       );
     } else {
@@ -737,6 +744,7 @@ function remember<T>(map: Map<string, T>, key: string, compute: () => T): T {
 
 /** Builds the extra-manifests ConfigMap data of one cluster. */
 export function buildExtraManifests(ctx: ExtraManifestContext): ExtraManifestResult {
+  const budget = ctx.budget ?? new TemplateBudget();
   const cluster = ctx.site.spec.clusters[ctx.clusterIndex];
   if (!cluster) throw new RangeError(`SiteConfig has no cluster ${String(ctx.clusterIndex)}`);
   const { comp, problems: sourceProblems, folders } = resolved(ctx, cluster);
@@ -757,7 +765,7 @@ export function buildExtraManifests(ctx: ExtraManifestContext): ExtraManifestRes
     const dataFor = templateData(cluster);
     for (const entry of comp.templates) {
       for (const role of roles) {
-        const outcome = renderTemplate(comp, entry, role, dataFor(role));
+        const outcome = renderTemplate(comp, entry, role, dataFor(role), budget);
         if (outcome.kind === 'failed') {
           templateFailed = true;
           problems.push(outcome.problem);
@@ -854,13 +862,14 @@ function renderTemplate(
   entry: TemplateEntry,
   role: string,
   root: TemplateStruct,
+  budget: TemplateBudget,
 ): RenderOutcome {
   const memoKey = `${entry.path}\n${role}`;
   const memo = comp.memo.get(memoKey);
   if (memo) for (const known of memo) if (readsMatch(root, known.reads)) return known.outcome;
   let rendering: { readonly output: string; readonly reads: readonly FieldRead[] | undefined };
   try {
-    rendering = entry.template.executeTracked(root);
+    rendering = entry.template.executeTracked(root, budget);
   } catch (err) {
     if (!(err instanceof TemplateError)) throw err;
     return {
@@ -868,9 +877,11 @@ function renderTemplate(
       problem: problem(
         entry.at,
         'error',
-        'TEMPLATE_EXECUTION_FAILED',
+        err.limit ? limitCode(err.limit) : 'TEMPLATE_EXECUTION_FAILED',
         `${entry.path}:${String(err.line)}: rendering for role ${role}: ${err.detail}`,
-        'templates see {{ .Role }} and the cluster as {{ .Data }}, with Go field names (.Data.ClusterName, .Data.Nodes, .Data.DiskEncryption.Type)',
+        err.limit
+          ? limitHint(err.limit)
+          : 'templates see {{ .Role }} and the cluster as {{ .Data }}, with Go field names (.Data.ClusterName, .Data.Nodes, .Data.DiskEncryption.Type)',
       ),
     };
   }
@@ -1012,7 +1023,7 @@ function applyFilter(
           ['extraManifests', 'filter', listName, i],
           'error',
           'FILTER_UNKNOWN_FILE',
-          `filter.${listName} names "${name}", which is no extra manifest of this cluster; valid names are: ${valid.join(', ')}`,
+          `filter.${listName} names ${quote(name)}, which is no extra manifest of this cluster; valid names are: ${valid.join(', ')}`,
           'names are ConfigMap keys: file names, <role>-<name> for rendered templates, or a .tmpl file name for all of its outputs',
         ),
       );

@@ -4,6 +4,7 @@
  * while reading YAML (partition start and size) and silently ignored the rest (cpuset on a
  * multi-node cluster, Tang without servers); here every one is reported at its field.
  */
+import { quote } from '../../shared/errors.js';
 import { cleanMountPoint, partitionLabel } from './template-data.js';
 import type { SiteConfigCluster } from '../types.js';
 
@@ -58,7 +59,7 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
         error(
           [...at, 'cpuset'],
           'CPUSET_INVALID',
-          `cpuset "${node.cpuset}" is not a CPU list`,
+          `cpuset ${quote(node.cpuset)} is not a CPU list`,
           'write CPU ids and ranges, e.g. 0-1,52-53',
         );
       if (!sno)
@@ -87,7 +88,7 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
         error(
           [...diskAt, 'device'],
           'DISK_PARTITION_INVALID',
-          `device "${disk.device}" is not a device path`,
+          `device ${quote(disk.device)} is not a device path`,
           'name the disk by a stable path, e.g. /dev/disk/by-path/pci-0000:00:17.0-ata-1',
         );
       if (disk.partitions.length === 0)
@@ -120,14 +121,14 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
           error(
             [...partAt, 'mount_point'],
             'DISK_PARTITION_INVALID',
-            `mount_point "${mount}" is not an absolute path below /`,
+            `mount_point ${quote(mount)} is not an absolute path below /`,
             'write it as /var/imageregistry',
           );
         else if (!MOUNT_POINT_RE.test(clean))
           error(
             [...partAt, 'mount_point'],
             'DISK_PARTITION_INVALID',
-            `mount_point "${mount}" has characters outside letters, digits, ".", "_", "-" and "/"`,
+            `mount_point ${quote(mount)} has characters outside letters, digits, ".", "_", "-" and "/"`,
             'rename the mount point; it becomes a partition label and a systemd unit name',
           );
         else {
@@ -137,7 +138,7 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
             error(
               [...partAt, 'mount_point'],
               'DISK_PARTITION_INVALID',
-              `mount_point "${mount}" gives the partition label "${label}", like "${other}"`,
+              `mount_point ${quote(mount)} gives the partition label ${quote(label)}, like ${quote(other)}`,
               'use distinct mount points; "/" and "-" both become "-" in labels',
             );
           labels.set(label, mount);
@@ -147,7 +148,7 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
           error(
             [...partAt, 'file_system_format'],
             'DISK_PARTITION_INVALID',
-            `file_system_format "${format}" is not supported`,
+            `file_system_format ${quote(format)} is not supported`,
             `use one of ${[...FILESYSTEMS].join(', ')}`,
           );
         if (Number.isInteger(part.start) && Number.isInteger(part.size) && part.size > 0)
@@ -197,14 +198,14 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
           error(
             [...at, 'tang', t, 'url'],
             'DISK_ENCRYPTION_INVALID',
-            `Tang url "${server.url}" is not an http(s) URL`,
+            `Tang url ${quote(server.url)} is not an http(s) URL`,
             'write it as http://tang.example.com:7500',
           );
         if (!THUMBPRINT_RE.test(server.thumbprint))
           error(
             [...at, 'tang', t, 'thumbprint'],
             'DISK_ENCRYPTION_INVALID',
-            `Tang thumbprint "${server.thumbprint}" is not a key thumbprint`,
+            `Tang thumbprint ${quote(server.thumbprint)} is not a key thumbprint`,
             'print it on the Tang server with `tang-show-keys`',
           );
       });
@@ -223,7 +224,7 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
         error(
           [...at, 'tpm2', 'pcrList'],
           'DISK_ENCRYPTION_INVALID',
-          `pcrList "${pcrList}" is not a list of PCR numbers 0–23`,
+          `pcrList ${quote(pcrList)} is not a list of PCR numbers 0–23`,
           'write it as 1,7',
         );
     } else if (type !== 'tpm2' && encryption.tpm2 !== undefined) {

@@ -18,6 +18,9 @@
  * TemplateStruct, which models a Go struct: a fixed set of fields, zero values for absent
  * ones, "can't evaluate field" for unknown ones, and always true in a condition.
  */
+import { clip, quote } from '../../shared/errors.js';
+import { defaultLimits } from '../../shared/limits.js';
+import type { Limits } from '../../shared/limits.js';
 
 /** Marker returned by TemplateStruct.field for a field the struct type does not have. */
 export const NO_FIELD: unique symbol = Symbol('siteforge.template.noField');
@@ -39,6 +42,8 @@ export class TemplateError extends Error {
     /** 1-based line in the template file. */
     readonly line: number,
     readonly detail: string,
+    /** The limit of the run the rendering went over, when that is why it failed. */
+    readonly limit?: 'templateSteps' | 'templateOutputBytes',
   ) {
     super(`${String(line)}: ${detail}`);
     this.name = 'TemplateError';
@@ -53,14 +58,20 @@ export interface GoTemplate {
    * removed (`.Data.DiskEncryption.Type` gives `data`, `diskencryption`, `type`).
    */
   readonly fieldNames: ReadonlySet<string>;
-  /** Renders the template with `data` as `.` and `$`. Throws TemplateError. */
-  execute(data: unknown): string;
+  /**
+   * Renders the template with `data` as `.` and `$`. Throws TemplateError.
+   * @param budget what the rendering may cost; @default a budget of its own (defaultLimits)
+   */
+  execute(data: unknown, budget?: TemplateBudget): string;
   /**
    * Renders like execute, and also returns every struct field the rendering read, with a
    * digest of its value (undefined when the rendering used data the record cannot pin down).
    * Same reads, same output: see readsMatch.
    */
-  executeTracked(root: TemplateStruct): {
+  executeTracked(
+    root: TemplateStruct,
+    budget?: TemplateBudget,
+  ): {
     readonly output: string;
     readonly reads: readonly FieldRead[] | undefined;
   };
@@ -196,32 +207,38 @@ class ReadRecorder {
 /** How printing reads struct fields; the executor routes it through its recorder. */
 let readField = (struct: TemplateStruct, name: string): unknown => struct.field(name);
 
-/** Limits of one execution. */
-export interface ExecuteLimits {
-  /** @default 1_000_000 */
-  readonly maxSteps?: number;
-  /** @default 8 MiB (characters) */
-  readonly maxOutput?: number;
+/**
+ * What renderings may cost. One budget serves every rendering of a run, so that a template
+ * rendered for thousands of clusters cannot take minutes a step at a time: `templateSteps` is
+ * spent by all of them together, `templateOutputBytes` bounds each rendering's output.
+ */
+export class TemplateBudget {
+  private spent = 0;
+
+  constructor(
+    readonly limits: Pick<Limits, 'templateSteps' | 'templateOutputBytes'> = defaultLimits,
+  ) {}
+
+  /** Spends `steps`; false once the run has spent more than its budget. */
+  spend(steps: number): boolean {
+    this.spent += steps;
+    return this.spent <= this.limits.templateSteps;
+  }
 }
 
 /** Parses a template. Throws TemplateError (phase `parse`). */
-export function parseGoTemplate(
-  name: string,
-  text: string,
-  limits: ExecuteLimits = {},
-): GoTemplate {
+export function parseGoTemplate(name: string, text: string): GoTemplate {
   const parser = new Parser(lex(text));
   const list = parser.parseRoot();
   const fieldNames = parser.fieldNames;
-  const maxSteps = limits.maxSteps ?? 1_000_000;
-  const maxOutput = limits.maxOutput ?? 8 * 1024 * 1024;
   return {
     name,
     fieldNames,
-    execute: (data) => new Executor(data, maxSteps, maxOutput, undefined).run(list),
-    executeTracked: (root) => {
+    execute: (data, budget = new TemplateBudget()) =>
+      new Executor(data, budget, undefined).run(list),
+    executeTracked: (root, budget = new TemplateBudget()) => {
       const recorder = new ReadRecorder(root);
-      const output = new Executor(root, maxSteps, maxOutput, recorder).run(list);
+      const output = new Executor(root, budget, recorder).run(list);
       return { output, reads: recorder.replayable ? recorder.reads : undefined };
     },
   };
@@ -433,10 +450,14 @@ function lexAction(
     ) {
       NUMBER_RE.lastIndex = k;
       const match = NUMBER_RE.exec(text);
-      if (!match) throw new TemplateError('parse', line, `bad number syntax: "${c}"`);
+      if (!match) throw new TemplateError('parse', line, `bad number syntax: ${quote(c)}`);
       k += match[0].length;
       if (isAlnum(text[k]) || text[k] === '.')
-        throw new TemplateError('parse', line, `bad number syntax: "${text.slice(from, k + 1)}"`);
+        throw new TemplateError(
+          'parse',
+          line,
+          `bad number syntax: ${quote(text.slice(from, k + 1))}`,
+        );
       push('number', from, { value: parseNumber(match[0], line) });
     } else if (c === '.') {
       k++;
@@ -478,7 +499,8 @@ function parseNumber(text: string, line: number): number {
   else if (/^0[bB]/.test(body)) value = parseInt(body.slice(2), 2);
   else if (/^0[0-7]+$/.test(body)) value = parseInt(body.slice(1), 8);
   else value = Number(body);
-  if (Number.isNaN(value)) throw new TemplateError('parse', line, `bad number syntax: "${text}"`);
+  if (Number.isNaN(value))
+    throw new TemplateError('parse', line, `bad number syntax: ${quote(text)}`);
   return sign * value;
 }
 
@@ -599,8 +621,17 @@ type Terminator =
   | { readonly kind: 'end'; readonly line: number }
   | { readonly kind: 'else'; readonly line: number; readonly rest: readonly Token[] };
 
+/**
+ * How deeply actions may nest: if/with/range bodies and parenthesised pipelines together. Go
+ * allows 10,000 parentheses on its growable stacks; a JavaScript stack is fixed, so the parser
+ * and the executor, which recurse once per level, refuse what they could not finish. Real
+ * templates nest a handful of levels; this is a guard, not a budget.
+ */
+export const MAX_TEMPLATE_NESTING = 200;
+
 class Parser {
   private index = 0;
+  private depth = 0;
   private vars: string[] = ['$'];
   private rangeDepth = 0;
   readonly fieldNames = new Set<string>();
@@ -658,7 +689,30 @@ class Parser {
     return { list, term: { kind: 'eof' } };
   }
 
+  /** Enters one level of nesting; throws past MAX_TEMPLATE_NESTING. */
+  private enter(line: number): void {
+    if (++this.depth > MAX_TEMPLATE_NESTING)
+      throw new TemplateError(
+        'parse',
+        line,
+        `actions nest more than ${String(MAX_TEMPLATE_NESTING)} levels deep (if, with, range and parentheses together)`,
+      );
+  }
+
   private parseControl(
+    kind: 'if' | 'with' | 'range',
+    tokens: readonly Token[],
+    line: number,
+  ): Node {
+    this.enter(line);
+    try {
+      return this.parseControlBody(kind, tokens, line);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private parseControlBody(
     kind: 'if' | 'with' | 'range',
     tokens: readonly Token[],
     line: number,
@@ -717,7 +771,7 @@ class Parser {
     }
     if (assign) {
       if (!this.vars.includes(decl[0]!))
-        throw new TemplateError('parse', line, `undefined variable "${decl[0]!}"`);
+        throw new TemplateError('parse', line, `undefined variable ${quote(decl[0]!)}`);
     }
     const stream = new TokenStream(tokens, pos, line);
     const cmds = this.parseCommands(stream, context, false);
@@ -762,13 +816,13 @@ class Parser {
       case 'variable': {
         const name = token.value as string;
         if (!this.vars.includes(name))
-          throw new TemplateError('parse', token.line, `undefined variable "${name}"`);
+          throw new TemplateError('parse', token.line, `undefined variable ${quote(name)}`);
         this.noteFields(token.chain!);
         return { t: 'variable', name, chain: token.chain!, text: token.text };
       }
       case 'ident':
         if (!FUNCTIONS.has(token.text))
-          throw new TemplateError('parse', token.line, `function "${token.text}" not defined`);
+          throw new TemplateError('parse', token.line, `function ${quote(token.text)} not defined`);
         return { t: 'func', name: token.text, text: token.text };
       case 'string':
       case 'number':
@@ -776,7 +830,9 @@ class Parser {
       case 'nil':
         return { t: 'literal', value: token.value, text: token.text };
       case 'lparen': {
+        this.enter(token.line);
         const cmds = this.parseCommands(stream, context, true);
+        this.depth--;
         const close = stream.next();
         if (close?.kind !== 'rparen')
           throw new TemplateError('parse', token.line, 'unclosed left paren');
@@ -819,7 +875,7 @@ export function normalizeFieldName(name: string): string {
 const NORMALIZED = new Map<string, string>();
 
 function unexpected(token: Token, context: string): TemplateError {
-  return new TemplateError('parse', token.line, `unexpected "${token.text}" in ${context}`);
+  return new TemplateError('parse', token.line, `unexpected ${quote(token.text)} in ${context}`);
 }
 
 class TokenStream {
@@ -859,15 +915,13 @@ interface Variable {
 
 class Executor {
   private readonly out: string[] = [];
-  private outLength = 0;
-  private steps = 0;
+  private outBytes = 0;
   private readonly vars: Variable[];
   private line = 1;
 
   constructor(
     root: unknown,
-    private readonly maxSteps: number,
-    private readonly maxOutput: number,
+    private readonly budget: TemplateBudget,
     private readonly recorder: ReadRecorder | undefined,
   ) {
     this.vars = [{ name: '$', value: root }];
@@ -891,20 +945,31 @@ class Executor {
     return value;
   };
 
-  private fail(detail: string): never {
-    throw new TemplateError('execute', this.line, detail);
+  private fail(detail: string, limit?: 'templateSteps' | 'templateOutputBytes'): never {
+    throw new TemplateError('execute', this.line, detail, limit);
   }
 
-  private tick(): void {
-    if (++this.steps > this.maxSteps)
-      this.fail(`stopped after ${String(this.maxSteps)} steps (runaway loop?)`);
+  private tick(steps = 1): void {
+    if (!this.budget.spend(steps))
+      this.fail(
+        `the templates of this run took more than ${String(this.budget.limits.templateSteps)} steps (a loop that never ends?)`,
+        'templateSteps',
+      );
   }
 
   private write(text: string): void {
-    this.outLength += text.length;
-    if (this.outLength > this.maxOutput)
-      this.fail(`output exceeds ${String(this.maxOutput)} characters`);
+    // Output is work too: reading the rendered YAML costs more than producing it.
+    if (text.length >= 16) this.tick(text.length >>> 4);
+    this.outBytes += Buffer.byteLength(text, 'utf8');
+    if (this.outBytes > this.budget.limits.templateOutputBytes) this.failOutput();
     this.out.push(text);
+  }
+
+  private failOutput(): never {
+    return this.fail(
+      `the output is larger than ${String(this.budget.limits.templateOutputBytes)} bytes`,
+      'templateOutputBytes',
+    );
   }
 
   private walkList(list: readonly Node[], dot: unknown): void {
@@ -967,7 +1032,7 @@ class Executor {
       count = Math.max(0, value);
     } else if (value !== null && value !== undefined) {
       this.line = pipe.line;
-      this.fail(`range can't iterate over ${formatValue(value)}`);
+      this.fail(`range can't iterate over ${clip(formatValue(value), 80)}`);
     }
     if (count === 0) {
       if (node.elseList) this.walkList(node.elseList, dot);
@@ -1149,10 +1214,15 @@ class Executor {
         const format = args[0];
         if (typeof format !== 'string')
           fail(`wrong type for value; expected string; got ${goTypeOf(format)}`);
-        return sprintf(format as string, args.slice(1));
+        return sprintf(
+          format as string,
+          args.slice(1),
+          this.budget.limits.templateOutputBytes - this.outBytes,
+          () => this.failOutput(),
+        );
       }
       default:
-        return this.fail(`function "${name}" not defined`);
+        return this.fail(`function ${quote(name)} not defined`);
     }
   }
 }
@@ -1292,17 +1362,9 @@ export function formatValue(value: unknown): string {
   }
 }
 
-/** Go's shortest `%v` for a float64: `%e` style for exponents < -4 or >= 21. */
+/** Go's `%v` of a float64: `%g` with the shortest digits that read back as the same number. */
 function formatFloatG(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (!Number.isFinite(value)) return value > 0 ? '+Inf' : '-Inf';
-  const [mantissa, exponentText] = value.toExponential().split('e');
-  const exponent = Number(exponentText);
-  if (exponent < -4 || exponent >= 21) {
-    const sign = exponent < 0 ? '-' : '+';
-    return `${mantissa!}e${sign}${String(Math.abs(exponent)).padStart(2, '0')}`;
-  }
-  return String(value);
+  return formatFloat(value, 'g', undefined);
 }
 
 /** fmt.Sprint: operands separated by a space when neither side is a string. */
@@ -1336,46 +1398,131 @@ export function goQuote(text: string): string {
   return `${out}"`;
 }
 
-const VERB_RE = /%([-+# 0]*)(\d+|\*)?(?:\.(\d+|\*)?)?([a-zA-Z%])/gy;
+/** Go's fmt refuses widths and precisions beyond a million (tooLarge in fmt/print.go). */
+const FMT_NUMBER_LIMIT = 1e6;
 
-/** fmt.Sprintf for the verbs templates use: v s q d t x X o b c e E f F g G T and %%. */
-function sprintf(format: string, args: readonly unknown[]): string {
+/** A printf directive: flags, width and precision (as Go's fmt.pp keeps them). */
+interface Directive {
+  minus: boolean;
+  plus: boolean;
+  sharp: boolean;
+  space: boolean;
+  zero: boolean;
+  width: number | undefined;
+  precision: number | undefined;
+}
+
+/**
+ * fmt.Sprintf for the verbs templates use (v s q d t x X o b c U e E f F g G T and %%), with
+ * Go's answers to bad input written into the output, never thrown: %!d(string=x), MISSING,
+ * EXTRA, NOVERB, BADWIDTH and BADPREC. `room` is the output the rendering may still produce:
+ * a width or precision beyond it fails the rendering before a string that size is built.
+ */
+function sprintf(
+  format: string,
+  args: readonly unknown[],
+  room: number,
+  tooLarge: () => never,
+): string {
   let out = '';
   let argIndex = 0;
   let pos = 0;
-  while (pos < format.length) {
+  const end = format.length;
+  /** Go's parsenum: digits, refusing (and consuming the rest of the format) past 1e6. */
+  const parseNumber = (): number | undefined | 'overflow' => {
+    let num = 0;
+    let any = false;
+    while (pos < end && format.charCodeAt(pos) >= 48 && format.charCodeAt(pos) <= 57) {
+      if (num > FMT_NUMBER_LIMIT) {
+        pos = end;
+        return 'overflow';
+      }
+      num = num * 10 + format.charCodeAt(pos) - 48;
+      any = true;
+      pos++;
+    }
+    return any ? num : undefined;
+  };
+  /** Go's intFromArg: an int operand within ±1e6, or undefined. */
+  const intArg = (): number | undefined => {
+    if (argIndex >= args.length) return undefined;
+    const value = args[argIndex++];
+    return typeof value === 'number' &&
+      Number.isInteger(value) &&
+      Math.abs(value) <= FMT_NUMBER_LIMIT
+      ? value
+      : undefined;
+  };
+  while (pos < end) {
     const percent = format.indexOf('%', pos);
     if (percent < 0) {
       out += format.slice(pos);
       break;
     }
     out += format.slice(pos, percent);
-    VERB_RE.lastIndex = percent;
-    const match = VERB_RE.exec(format);
-    if (!match) {
+    pos = percent + 1;
+    const d: Directive = {
+      minus: false,
+      plus: false,
+      sharp: false,
+      space: false,
+      zero: false,
+      width: undefined,
+      precision: undefined,
+    };
+    for (; pos < end; pos++) {
+      const c = format[pos];
+      if (c === '#') d.sharp = true;
+      else if (c === '0') d.zero = !d.minus;
+      else if (c === '+') d.plus = true;
+      else if (c === '-') {
+        d.minus = true;
+        d.zero = false;
+      } else if (c === ' ') d.space = true;
+      else break;
+    }
+    if (format[pos] === '*') {
+      pos++;
+      const width = intArg();
+      if (width === undefined) out += '%!(BADWIDTH)';
+      else if (width < 0) {
+        d.width = -width;
+        d.minus = true;
+        d.zero = false;
+      } else d.width = width;
+    } else {
+      const width = parseNumber();
+      if (width !== 'overflow') d.width = width;
+    }
+    if (pos + 1 < end && format[pos] === '.') {
+      pos++;
+      if (format[pos] === '*') {
+        pos++;
+        const precision = intArg();
+        if (precision === undefined) out += '%!(BADPREC)';
+        else if (precision >= 0) d.precision = precision;
+      } else {
+        const precision = parseNumber();
+        if (precision !== 'overflow') d.precision = precision ?? 0;
+      }
+    }
+    if (pos >= end) {
       out += '%!(NOVERB)';
       break;
     }
-    pos = VERB_RE.lastIndex;
-    const [, flags = '', widthText, precisionText, verb] = match;
+    const verb = String.fromCodePoint(format.codePointAt(pos)!);
+    pos += verb.length;
     if (verb === '%') {
       out += '%';
       continue;
     }
-    const takeStar = (text: string | undefined): number | undefined => {
-      if (text === undefined) return undefined;
-      if (text !== '*') return Number(text);
-      const value = args[argIndex++];
-      return typeof value === 'number' ? value : undefined;
-    };
-    const width = takeStar(widthText);
-    const precision = match[0].includes('.') ? (takeStar(precisionText) ?? 0) : undefined;
     if (argIndex >= args.length) {
-      out += `%!${verb!}(MISSING)`;
+      out += `%!${verb}(MISSING)`;
       continue;
     }
+    if ((d.width ?? 0) > room || (d.precision ?? 0) > room) tooLarge();
     const value = args[argIndex++];
-    out += pad(formatVerb(verb!, value, flags, precision), width, flags);
+    out += pad(formatVerb(verb, value, d), d);
   }
   if (argIndex < args.length) {
     out += `%!(EXTRA ${args
@@ -1386,23 +1533,50 @@ function sprintf(format: string, args: readonly unknown[]): string {
   return out;
 }
 
-function pad(text: string, width: number | undefined, flags: string): string {
-  if (width === undefined || text.length >= width) return text;
-  if (flags.includes('-')) return text.padEnd(width);
-  if (flags.includes('0') && /^[-+]?[0-9.]/.test(text)) {
-    const sign = /^[-+]/.test(text) ? text[0]! : '';
-    return sign + text.slice(sign.length).padStart(width - sign.length, '0');
+/** Pads to the width, in characters (Go counts runes), with zeros after the sign for numbers. */
+function pad(text: string, d: Directive): string {
+  const width = d.width;
+  if (width === undefined) return text;
+  const length = runeCount(text);
+  if (length >= width) return text;
+  if (d.minus) return text + ' '.repeat(width - length);
+  if (d.zero && /^[-+ ]?[0-9.]/.test(text)) {
+    const sign = /^[-+ ]/.test(text) ? text[0]! : '';
+    return sign + '0'.repeat(width - length) + text.slice(sign.length);
   }
-  return text.padStart(width);
+  return ' '.repeat(width - length) + text;
+}
+
+function runeCount(text: string): number {
+  let count = 0;
+  for (let k = 0; k < text.length; k++) {
+    const code = text.charCodeAt(k);
+    if (code < 0xd800 || code > 0xdbff) count++;
+  }
+  return count;
 }
 
 function badVerb(verb: string, value: unknown): string {
   return `%!${verb}(${goTypeOf(value)}=${formatValue(value)})`;
 }
 
-function formatVerb(verb: string, value: unknown, flags: string, precision?: number): string {
+/** The character of a rune as Go writes it: U+FFFD for anything that is not a Unicode scalar. */
+function runeText(n: number): string {
+  const valid = n >= 0 && n <= 0x10ffff && !(n >= 0xd800 && n <= 0xdfff);
+  return String.fromCodePoint(valid ? n : 0xfffd);
+}
+
+/** Go's strconv.QuoteRune: a rune in single quotes, escaped as Go escapes it. */
+function goQuoteRune(n: number): string {
+  const ch = runeText(n);
+  if (ch === "'") return "'\\''";
+  if (ch === '"') return `'"'`;
+  return `'${goQuote(ch).slice(1, -1)}'`;
+}
+
+function formatVerb(verb: string, value: unknown, d: Directive): string {
   const kind = kindOf(value);
-  const plus = flags.includes('+');
+  const precision = d.precision;
   switch (verb) {
     case 'v':
       return formatValue(value);
@@ -1413,21 +1587,28 @@ function formatVerb(verb: string, value: unknown, flags: string, precision?: num
         const text = value as string;
         return precision === undefined ? text : Array.from(text).slice(0, precision).join('');
       }
-      if (Array.isArray(value)) return `[${value.map((v) => formatVerb('s', v, flags)).join(' ')}]`;
+      if (Array.isArray(value)) return `[${value.map((v) => formatVerb('s', v, d)).join(' ')}]`;
       return badVerb(verb, value);
     case 'q':
       if (kind === 'string') return goQuote(value as string);
-      if (kind === 'int') return `'${String.fromCodePoint(value as number)}'`;
-      if (Array.isArray(value)) return `[${value.map((v) => formatVerb('q', v, flags)).join(' ')}]`;
+      if (kind === 'int') return goQuoteRune(value as number);
+      if (Array.isArray(value)) return `[${value.map((v) => formatVerb('q', v, d)).join(' ')}]`;
       return badVerb(verb, value);
     case 't':
       return kind === 'bool' ? formatValue(value) : badVerb(verb, value);
+    case 'c':
+      return kind === 'int' ? runeText(value as number) : badVerb(verb, value);
+    case 'U': {
+      if (kind !== 'int') return badVerb(verb, value);
+      const n = value as number;
+      const hex = (n < 0 ? BigInt.asUintN(64, BigInt(n)) : BigInt(n)).toString(16).toUpperCase();
+      return `U+${hex.padStart(4, '0')}`;
+    }
     case 'd':
     case 'b':
     case 'o':
     case 'x':
-    case 'X':
-    case 'c': {
+    case 'X': {
       if (kind === 'string' && (verb === 'x' || verb === 'X')) {
         const hex = [...new TextEncoder().encode(value as string)]
           .map((byte) => byte.toString(16).padStart(2, '0'))
@@ -1436,13 +1617,15 @@ function formatVerb(verb: string, value: unknown, flags: string, precision?: num
       }
       if (kind !== 'int') return badVerb(verb, value);
       const n = value as number;
-      if (verb === 'c') return String.fromCodePoint(n);
       const radix = verb === 'd' ? 10 : verb === 'b' ? 2 : verb === 'o' ? 8 : 16;
       let digits = Math.abs(n).toString(radix);
       if (verb === 'X') digits = digits.toUpperCase();
-      if (flags.includes('#') && verb !== 'd')
+      // Go: a precision is a minimum number of digits, and %.0d of 0 prints nothing.
+      if (precision !== undefined)
+        digits = precision === 0 && n === 0 ? '' : digits.padStart(precision, '0');
+      if (d.sharp && verb !== 'd')
         digits = (verb === 'o' ? '0' : verb === 'b' ? '0b' : verb === 'X' ? '0X' : '0x') + digits;
-      return (n < 0 ? '-' : plus ? '+' : '') + digits;
+      return (n < 0 ? '-' : d.plus ? '+' : d.space ? ' ' : '') + digits;
     }
     case 'e':
     case 'E':
@@ -1453,19 +1636,154 @@ function formatVerb(verb: string, value: unknown, flags: string, precision?: num
       // As in Go, an integer is not a float: printf "%f" 5 prints %!f(int=5).
       if (kind !== 'float') return badVerb(verb, value);
       const n = value as number;
-      let text: string;
-      if (verb === 'f' || verb === 'F') text = n.toFixed(precision ?? 6);
-      else if (verb === 'e' || verb === 'E') {
-        const [m, e] = n.toExponential(precision ?? 6).split('e');
-        const exponent = Number(e);
-        text = `${m!}e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
-      } else
-        text =
-          precision === undefined ? formatFloatG(n) : String(Number(n.toPrecision(precision || 1)));
+      const lower = verb.toLowerCase() as 'e' | 'f' | 'g';
+      let text = formatFloat(n, lower, lower === 'g' ? precision : (precision ?? 6));
       if (verb === 'E' || verb === 'G') text = text.toUpperCase();
-      return plus && n >= 0 ? `+${text}` : text;
+      if (Number.isNaN(n)) return d.plus ? '+NaN' : d.space ? ' NaN' : 'NaN';
+      if (text.startsWith('-') || text.startsWith('+')) return text;
+      return d.plus ? `+${text}` : d.space ? ` ${text}` : text;
     }
     default:
       return badVerb(verb, value);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Floats, as Go's strconv formats them: from the exact decimal value of the double, rounded
+// half to even, so that any precision works (JavaScript's toFixed stops at 100 digits).
+
+/** The exact decimal digits of a positive finite double: value = 0.digits × 10^point. */
+function exactDigits(x: number): { digits: string; point: number } {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const high = view.getUint32(0);
+  const biased = (high >>> 20) & 0x7ff;
+  let mantissa = (BigInt(high & 0xfffff) << 32n) | BigInt(view.getUint32(4));
+  let exponent = -1074;
+  if (biased !== 0) {
+    mantissa |= 1n << 52n;
+    exponent = biased - 1075;
+  }
+  let digits: string;
+  let point: number;
+  if (exponent >= 0) {
+    digits = (mantissa << BigInt(exponent)).toString();
+    point = digits.length;
+  } else {
+    digits = (mantissa * 5n ** BigInt(-exponent)).toString();
+    point = digits.length + exponent;
+  }
+  return { digits: digits.replace(/0+$/, ''), point };
+}
+
+/** The shortest digits that read back as `x` (what JavaScript and Go both print by default). */
+function shortestDigits(x: number): { digits: string; point: number } {
+  const [mantissa, exponent] = x.toExponential().split('e');
+  const digits = mantissa!.replace('.', '');
+  return { digits: digits.replace(/0+$/, '') || '0', point: Number(exponent) + 1 };
+}
+
+/** Keeps `count` digits, rounding half to even as strconv's decimal.Round does. */
+function roundDigits(
+  d: { digits: string; point: number },
+  count: number,
+): { digits: string; point: number } {
+  const { digits, point } = d;
+  if (count < 0) return { digits: '', point };
+  if (count >= digits.length) return d;
+  const next = digits.charCodeAt(count) - 48;
+  const up =
+    next === 5 && count + 1 === digits.length
+      ? count > 0 && (digits.charCodeAt(count - 1) - 48) % 2 === 1
+      : next >= 5;
+  if (!up) return { digits: digits.slice(0, count).replace(/0+$/, ''), point };
+  let k = count - 1;
+  while (k >= 0 && digits[k] === '9') k--;
+  if (k < 0) return { digits: '1', point: point + 1 };
+  return { digits: digits.slice(0, k) + String.fromCharCode(digits.charCodeAt(k) + 1), point };
+}
+
+/** Digit `index` (0-based) of a digit string, '0' beyond it. */
+function digitAt(digits: string, index: number): string {
+  return index >= 0 && index < digits.length ? digits[index]! : '0';
+}
+
+/** %f: all integer digits, then `precision` fraction digits. */
+function fixedText(d: { digits: string; point: number }, precision: number): string {
+  let whole = '0';
+  if (d.point > 0) whole = d.digits.slice(0, d.point).padEnd(d.point, '0');
+  if (precision === 0) return whole;
+  let fraction = '';
+  if (d.point < 0) fraction = '0'.repeat(Math.min(-d.point, precision));
+  fraction += d.digits.slice(
+    Math.max(d.point, 0),
+    Math.max(d.point, 0) + precision - fraction.length,
+  );
+  return `${whole}.${fraction.padEnd(precision, '0')}`;
+}
+
+/** %e: one digit, `precision` fraction digits, and an exponent of at least two digits. */
+function exponentText(
+  d: { digits: string; point: number },
+  precision: number,
+  zero: boolean,
+): string {
+  const exponent = zero ? 0 : d.point - 1;
+  let text = digitAt(d.digits, 0);
+  if (precision > 0) {
+    const fraction = d.digits.slice(1, 1 + precision);
+    text += `.${fraction.padEnd(precision, '0')}`;
+  }
+  return `${text}e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
+}
+
+/**
+ * strconv.FormatFloat(x, verb, precision, 64) for %e, %f and %g; `precision` undefined means
+ * the shortest digits that read back as `x` (Go's -1).
+ */
+function formatFloat(x: number, verb: 'e' | 'f' | 'g', precision: number | undefined): string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (!Number.isFinite(x)) return x > 0 ? '+Inf' : '-Inf';
+  const negative = x < 0 || Object.is(x, -0);
+  const zero = x === 0;
+  const abs = Math.abs(x);
+  let d: { digits: string; point: number };
+  let shortest = false;
+  let prec = precision ?? 0;
+  if (precision === undefined) {
+    d = zero ? { digits: '', point: 0 } : shortestDigits(abs);
+    shortest = true;
+    prec =
+      verb === 'e'
+        ? d.digits.length - 1
+        : verb === 'f'
+          ? Math.max(d.digits.length - d.point, 0)
+          : d.digits.length;
+  } else {
+    d = zero ? { digits: '', point: 0 } : exactDigits(abs);
+    if (verb === 'e') d = roundDigits(d, prec + 1);
+    else if (verb === 'f') d = roundDigits(d, d.point + prec);
+    else {
+      if (prec === 0) prec = 1;
+      d = roundDigits(d, prec);
+    }
+  }
+  let text: string;
+  if (verb === 'e') text = exponentText(d, prec, zero);
+  else if (verb === 'f') text = fixedText(d, prec);
+  else {
+    const count = d.digits.length;
+    let eprec = prec;
+    if (eprec > count && count >= d.point) eprec = count;
+    if (shortest) eprec = 6;
+    const exponent = zero ? 0 : d.point - 1;
+    if (exponent < -4 || exponent >= eprec) {
+      if (prec > count) prec = count;
+      text = exponentText(d, prec - 1, zero);
+    } else {
+      if (prec > d.point) prec = count;
+      text = fixedText(d, Math.max(prec - d.point, 0));
+    }
+  }
+  return negative ? `-${text}` : text;
 }

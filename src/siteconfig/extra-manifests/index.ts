@@ -15,6 +15,7 @@ export {
   NO_FIELD,
   parseGoTemplate,
   readsMatch,
+  TemplateBudget,
   TemplateError,
   TemplateStruct,
 } from './go-template.js';

@@ -17,6 +17,7 @@
  *   holds nothing but `config`, `kernelArguments`, `extensions`, `fips` and `kernelType` are
  *   merged; any other is kept as it is and reported (MACHINE_CONFIG_NOT_MERGED).
  */
+import { quote } from '../../shared/errors.js';
 
 /** The MachineConfig pool label. */
 export const ROLE_LABEL = 'machineconfiguration.openshift.io/role';
@@ -74,7 +75,7 @@ function mergeability(manifest: Obj): { role: string } | { reason: string } {
   const ignition = isObj(config['ignition']) ? config['ignition'] : {};
   const version = ignition['version'];
   if (version !== undefined && (typeof version !== 'string' || !MERGEABLE_VERSIONS.has(version)))
-    return { reason: `it uses Ignition ${JSON.stringify(version)}; only 3.0.0–3.2.0 are merged` };
+    return { reason: `it uses Ignition ${quote(version)}; only 3.0.0–3.2.0 are merged` };
   if (Object.keys(ignition).some((k) => k !== 'version'))
     return { reason: 'its ignition section merges or replaces remote configs' };
   return { role };
@@ -131,7 +132,7 @@ class Merger {
     if (typeof kernelType === 'string' && kernelType !== '') {
       if (this.kernelType && this.kernelType.value !== kernelType) {
         this.conflict(
-          `spec.kernelType is "${this.kernelType.value}" in ${this.kernelType.from} and "${kernelType}" in ${candidate.key}`,
+          `spec.kernelType is ${quote(this.kernelType.value)} in ${this.kernelType.from} and ${quote(kernelType)} in ${candidate.key}`,
           candidate.key,
         );
       }
@@ -170,7 +171,7 @@ class Merger {
       }
       if (before !== undefined && JSON.stringify(before) !== JSON.stringify(value)) {
         this.conflict(
-          `${section}.${list} "${id}" sets ${field} differently in ${known.from} and ${from}; ${from} wins`,
+          `${section}.${list} ${quote(id)} sets ${field} differently in ${known.from} and ${from}; ${from} wins`,
           from,
         );
       }
