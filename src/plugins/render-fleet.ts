@@ -88,7 +88,11 @@ export interface RenderOptions {
    * @default defaultLimits
    */
   readonly limits?: Limits;
-  /** Checked before each site is compiled, so that a run past its time limit stops. */
+  /**
+   * Checked between sites while they are validated, so that a run past its time limit stops
+   * before anything is written; rendering, bounded by the limits already checked, is never
+   * stopped half-way through the output.
+   */
   readonly deadline?: Deadline;
 }
 
