@@ -4,6 +4,14 @@
 import { once } from 'node:events';
 import { runSiteforge } from '../build/src/plugins/cli/entry-point.js';
 
+// generate streams: a reader that goes away (`| head`, a killed pipe) or a full disk is found
+// while writing, maybe after the last write. Say so and fail, rather than a stack trace or a
+// success with half the output.
+process.stdout.on('error', (err) => {
+  process.stderr.write(`siteforge: stdout: ${err.message}; the output is incomplete\n`);
+  process.exit(1);
+});
+
 process.exitCode = await runSiteforge(process.argv.slice(2), {
   cwd: process.cwd(),
   stdout: (text) => process.stdout.write(text),

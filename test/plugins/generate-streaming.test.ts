@@ -5,6 +5,7 @@
  * any site is invalid (even the last one), a slow reader holding back the rendering instead of
  * the output piling up, and `-o DIR` replaced as a whole or not at all.
  */
+import { spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -20,7 +21,7 @@ import { runArgoCdCommand } from '../../src/plugins/argocd/cmp.js';
 import { runCli } from '../../src/plugins/cli/main.js';
 import { replaceOutputDir } from '../../src/plugins/cli/output-dir.js';
 import { renderFleet, toYamlStream } from '../../src/plugins/render-fleet.js';
-import { snoSite } from '../support/sites.js';
+import { repoRoot, snoSite } from '../support/sites.js';
 
 const NAMES = ['alpha', 'bravo', 'charlie', 'delta'];
 
@@ -120,6 +121,32 @@ describe('siteforge generate streams the fleet', () => {
     expect(await run).toBe(1);
     expect(stdout).toEqual([]);
     expect(stderr.join('')).toContain('error CONVERT_USER_DATA');
+  });
+});
+
+describe('siteforge generate, the real process', () => {
+  it('says the output is incomplete when its reader goes away, without a stack trace', async () => {
+    // Enough clusters that the stream outgrows the pipe's buffer (64 KiB) several times over.
+    const dir = mkdtempSync(join(tmpdir(), 'siteforge-stream-'));
+    for (let i = 0; i < 40; i++) {
+      const name = `site${String(i).padStart(2, '0')}`;
+      const mac = `aa:bb:cc:00:01:${i.toString(16).padStart(2, '0')}`;
+      writeFileSync(join(dir, `${name}.yaml`), snoSite({ name, mac }));
+    }
+    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'siteforge.js'), 'generate', dir]);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    // Like `| head -c 1`: read the first bytes, then close the pipe.
+    child.stdout.once('data', () => {
+      child.stdout.destroy();
+    });
+    const status = await new Promise<number | null>((resolve) => {
+      child.once('close', resolve);
+    });
+    expect(status).toBe(1);
+    expect(stderr).toBe('siteforge: stdout: write EPIPE; the output is incomplete\n');
   });
 });
 
