@@ -120,6 +120,7 @@ export function renderFleet(
     ...(options.kustomizationRoot ? { kustomizationRoot: options.kustomizationRoot } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
     defaultExtraManifests: options.defaultExtraManifests ?? packagedExtraManifests(),
+    clusterInstanceRenderer: options.format === 'clusterinstance' ? 'operator' : 'siteforge',
     onClusterInstance: ({ clusterInstance, file, documentIndex }) => {
       siteCount++;
       clusterInstanceCount++;
