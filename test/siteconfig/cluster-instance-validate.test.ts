@@ -247,6 +247,21 @@ describe('ClusterInstance rules', () => {
     expect(reinstall?.hint).toMatch(/--format clusterinstance/);
   });
 
+  it('warns at extraLabels and extraAnnotations for kinds that get no object at their level', () => {
+    const text = snoClusterInstance({
+      cluster:
+        '  extraLabels:\n    ManagedClusters:\n      tier: edge\n    ManagedCluster:\n      site: a\n',
+      node: '      extraAnnotations:\n        ManagedCluster:\n          owner: ops\n        BareMetalHost:\n          owner: ops\n',
+    });
+    expect(check(text)).toEqual([
+      warning('CLUSTERINSTANCE_FIELD_IGNORED', at(text, 'ManagedClusters:')),
+      warning(
+        'CLUSTERINSTANCE_FIELD_IGNORED',
+        at(text, '        ManagedCluster:', 'ManagedCluster'),
+      ),
+    ]);
+  });
+
   it('warns at cluster-level templateRefs that name other templates than the defaults', () => {
     const text = swap(base, 'name: ai-cluster-templates-v1', 'name: my-cluster-templates');
     expect(check(text)).toEqual([

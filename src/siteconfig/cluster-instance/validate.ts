@@ -18,11 +18,15 @@ import {
 } from '../validate.js';
 import type { DocPlace, DocRef, FleetIndex, IssueCollector, IssueSink } from '../validate.js';
 import { validate as validateSchema } from './schema-validator.generated.js';
+import { NodeTemplateKinds, TemplateKinds } from './compile.js';
 import { hasLineBreak, renderedInDoubleQuotes } from './template-quoting.js';
 import { ClusterInstanceApiVersion, ClusterType, DefaultTemplates } from './types.js';
 import type { ClusterInstance, ClusterInstanceSpec, ExtraMetadata, TemplateRef } from './types.js';
 
 type Path = readonly (string | number)[];
+
+/** Kinds whose objects cluster-level extraLabels and extraAnnotations reach (compile.ts). */
+const CLUSTER_LEVEL_KINDS: ReadonlySet<string> = new Set([...TemplateKinds, 'Namespace']);
 
 /** The schema, compiled ahead of time (scripts/generate-schema-validator.js). */
 const schemaValidator = validateSchema as unknown as ValidateFunction;
@@ -281,6 +285,26 @@ class ClusterInstanceChecker {
     }
   }
 
+  /** extraLabels and extraAnnotations for a kind that gets no object at that level. */
+  private checkExtraMetadataKinds(
+    at: Path,
+    owner: { readonly extraLabels?: ExtraMetadata; readonly extraAnnotations?: ExtraMetadata },
+    kinds: ReadonlySet<string>,
+    ignored: (path: Path, message: string, hint: string) => void,
+  ): void {
+    const level = at.length > 1 ? 'node-level' : 'cluster-level';
+    for (const field of ['extraLabels', 'extraAnnotations'] as const) {
+      for (const kind of Object.keys(owner[field] ?? {})) {
+        if (kinds.has(kind)) continue;
+        ignored(
+          [...at, field, kind],
+          `${level} ${field}.${kind} is ignored: no ${kind} is rendered at this level`,
+          `name one of the kinds rendered here: ${[...kinds].sort().join(', ')}`,
+        );
+      }
+    }
+  }
+
   /**
    * The templates write sshPublicKey inside double quotes, so the operator (and SiteForge, which
    * renders as it does) folds two keys on two lines into one line: hosts then authorize only the
@@ -338,6 +362,10 @@ class ClusterInstanceChecker {
         'spec.caBundleRef is ignored: the default assisted-installer templates do not use it (only the image-based and hosted-cluster templates do)',
         'add the CA bundle to the install through installConfigOverrides (additionalTrustBundle), or drop caBundleRef',
       );
+    this.checkExtraMetadataKinds(['spec'], spec, CLUSTER_LEVEL_KINDS, ignored);
+    spec.nodes.forEach((node, index) => {
+      this.checkExtraMetadataKinds(['spec', 'nodes', index], node, NodeTemplateKinds, ignored);
+    });
     const isDefault = (refs: readonly TemplateRef[], name: string): boolean =>
       refs.length === 1 && refs[0]!.name === name;
     const templates = (path: Path, level: string, name: string): void => {
