@@ -52,7 +52,8 @@ export function isClusterInstanceDocument(value: unknown): boolean {
 /**
  * Checks one ClusterInstance document, reporting every problem into `report`. Cluster names
  * and MACs are recorded in `fleet`, which SiteConfig documents share. Returns the document as
- * plain data (label and annotation values as strings) when it has no error.
+ * plain data (label and annotation values as strings) when it has no error. `renderer` says who
+ * renders its objects: fields only the operator carries out are warned about for SiteForge.
  */
 export function checkClusterInstance(
   doc: DocRef,
