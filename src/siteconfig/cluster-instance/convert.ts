@@ -72,6 +72,8 @@ export function convertSiteConfigs(
     ...(options.files ? { files: options.files } : {}),
     ...(options.kustomizationRoot ? { kustomizationRoot: options.kustomizationRoot } : {}),
     secrets: UNREAD_SECRETS,
+    // ClusterInstances beside the SiteConfigs are already what convert writes: the operator's.
+    clusterInstanceRenderer: 'operator',
   });
   if (issues.some((issue) => issue.severity === 'error'))
     return { files: [], warnings: [], issues, siteCount: sites.length };
