@@ -43,6 +43,7 @@ import { KUSTOMIZATION_FILES, NO_FILES } from './site-files.js';
 import type { SiteFiles } from './site-files.js';
 import type { SiteConfig, SiteConfigCluster, SiteConfigNode } from './types.js';
 import { checkClusterInstance, isClusterInstanceDocument } from './cluster-instance/validate.js';
+import type { ClusterInstanceRenderer } from './cluster-instance/validate.js';
 import type { ClusterInstance } from './cluster-instance/types.js';
 
 /** A file to read: its path as it should appear in messages, and its text. */
@@ -107,6 +108,11 @@ export interface LoadOptions {
    * (template output and work). The edges read them from flags and env. @default defaultLimits
    */
   readonly limits?: Limits;
+  /**
+   * Who renders the ClusterInstances read: SiteForge warns about the fields it does not carry
+   * out, which the operator does. @default "siteforge"
+   */
+  readonly clusterInstanceRenderer?: ClusterInstanceRenderer;
 }
 
 /** A document being validated: where messages point and how to find positions in it. */
@@ -277,7 +283,12 @@ export function loadSiteConfigs(
         pos: document.pos,
       };
       if (isClusterInstanceDocument(document.value)) {
-        const clusterInstance = checkClusterInstance(doc, report, fleet);
+        const clusterInstance = checkClusterInstance(
+          doc,
+          report,
+          fleet,
+          options.clusterInstanceRenderer,
+        );
         if (!clusterInstance) continue;
         const loaded = { file: file.path, documentIndex: document.index, clusterInstance };
         if (options.onClusterInstance) options.onClusterInstance(loaded);
