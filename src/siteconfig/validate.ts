@@ -34,6 +34,7 @@ import type { SiteFiles } from './site-files.js';
 import type { SiteConfig, SiteConfigCluster, SiteConfigNode } from './types.js';
 import { checkClusterInstance, isClusterInstanceDocument } from './cluster-instance/validate.js';
 import type { ClusterInstance } from './cluster-instance/types.js';
+import { checkYamlLookalikes } from './yaml-lookalikes.js';
 
 /** A file to read: its path as it should appear in messages, and its text. */
 export interface SourceFile {
@@ -258,8 +259,9 @@ export function loadSiteConfigs(
         pos: document.pos,
       };
       if (isClusterInstanceDocument(document.value)) {
+        const lookalikes = checkYamlLookalikes(doc, document.lookalikes, 'error', report);
         const clusterInstance = checkClusterInstance(doc, report, fleet);
-        if (!clusterInstance) continue;
+        if (!clusterInstance || lookalikes > 0) continue;
         const loaded = { file: file.path, documentIndex: document.index, clusterInstance };
         if (options.onClusterInstance) options.onClusterInstance(loaded);
         else clusterInstances.push(loaded);
@@ -270,6 +272,7 @@ export function loadSiteConfigs(
         continue;
       }
       const before = report.errorCount;
+      checkYamlLookalikes(doc, document.lookalikes, 'warning', report);
       const broken = checkStructure(doc, report);
       const site = document.value as SiteConfig;
       checkSemantics(doc, site, report, fleet, broken);

@@ -257,3 +257,70 @@ describe('parseYamlFile merges merge keys as yaml.v3 does', () => {
     }
   });
 });
+
+describe('parseYamlFile notes the YAML 1.1 look-alikes it reads as strings', () => {
+  /** The look-alikes of the first document, as key, role, text and Go's reading. */
+  function noted(text: string): unknown[] {
+    const doc = parseYamlFile('f.yaml', text).documents[0]!;
+    return doc.lookalikes.map(({ container, key, role, text: t, reading }) => ({
+      at: (container as Record<string | number, unknown>)[key] === undefined ? 'gone' : key,
+      role,
+      text: t,
+      reading,
+    }));
+  }
+
+  const text = [
+    'labels:',
+    '  env: yes',
+    '  on: x',
+    '  quoted: "no"',
+    "  single: 'off'",
+    '  count: 1_000',
+    '  hex: 0X1F',
+    '  real: true',
+    '  day: 2024-01-02',
+    '  name: nothing-special',
+    'list:',
+    '  - N',
+    '  -',
+    '    Off',
+    '',
+  ].join('\n');
+  const expected = [
+    { at: 'env', role: 'value', text: 'yes', reading: 'bool' },
+    { at: 'on', role: 'key', text: 'on', reading: 'bool' },
+    { at: 'count', role: 'value', text: '1_000', reading: 'int' },
+    { at: 'hex', role: 'value', text: '0X1F', reading: 'int' },
+    { at: 0, role: 'value', text: 'N', reading: 'bool' },
+    { at: 1, role: 'value', text: 'Off', reading: 'bool' },
+  ];
+
+  it('notes plain yes, on, 1_000 and 0X1F, not quoted ones, real booleans or dates', () => {
+    expect(noted(text)).toEqual(expected);
+  });
+
+  it('notes the same on the library path (CRLF line ends), where tags also count as quotes', () => {
+    expect(noted(text.replace(/\n/g, '\r\n'))).toEqual(expected);
+    expect(noted('a: !!str yes\nb: ! on\nc: [y]\n')).toEqual([
+      { at: 0, role: 'value', text: 'y', reading: 'bool' },
+    ]);
+  });
+
+  it('notes a merged look-alike where it lands, and not once an explicit key replaces it', () => {
+    const merged = 'base: &b\n  env: yes\n  tier: on\nlabels:\n  <<: *b\n  env: "yes"\n';
+    const doc = parseYamlFile('f.yaml', merged).documents[0]!;
+    const labels = (doc.value as { labels: object }).labels;
+    expect(
+      doc.lookalikes.map(({ container, key, text: t }) => [container === labels, key, t]),
+    ).toEqual([
+      [false, 'env', 'yes'],
+      [false, 'tier', 'on'],
+      [true, 'tier', 'on'],
+    ]);
+  });
+
+  it('notes nothing in a file without look-alikes', () => {
+    expect(parseYamlFile('f.yaml', 'a: 1\nb: text\n').documents[0]!.lookalikes).toEqual([]);
+  });
+});
