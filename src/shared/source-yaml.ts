@@ -184,8 +184,22 @@ function setRaw(container: object, key: string | number, raw: string): void {
 
 const NO_LOOKALIKES: readonly YamlLookalike[] = Object.freeze([]);
 
+/**
+ * First characters of the text that YAML 1.2 reads as a string and Go's readers may not: the
+ * YAML 1.1 booleans (`y`, `n`, `on`, ...) and numbers. Text that starts otherwise (`t`, `f`,
+ * `~`: true, false and null are the same words to both) is settled by one lookup.
+ */
+const LOOKALIKE_START = new Uint8Array(128);
+for (const c of 'yYnNoO0123456789+-.') LOOKALIKE_START[c.charCodeAt(0)] = 1;
+
 /** How Go reads `text`, a plain scalar read here as a string, when that is not a string. */
 function lookalikeReading(text: string): LookalikeReading | undefined {
+  const first = text.charCodeAt(0);
+  if (LOOKALIKE_START[first] !== 1) return undefined;
+  // Addresses (10.16.0.10, 0c:42:a1:00:00:10) are most of the text that starts with a digit:
+  // no Go integer or float holds a colon or two dots (a timestamp may, and reads as text).
+  if (first <= 57 && (text.includes(':') || text.indexOf('.') !== text.lastIndexOf('.')))
+    return undefined;
   const reading = goYaml11Reading(text);
   return reading === 'string' || reading === 'timestamp' || reading === 'merge'
     ? undefined
