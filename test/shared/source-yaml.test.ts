@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { goYaml11Reading } from '../../src/shared/go-yaml-reading.js';
 import { hasLocations, locate, parseYamlFile, rawText } from '../../src/shared/source-yaml.js';
 
 /** What the reference library makes of the same text (merge keys merged, as in yaml.v3). */
@@ -318,6 +319,43 @@ describe('parseYamlFile notes the YAML 1.1 look-alikes it reads as strings', () 
       [false, 'tier', 'on'],
       [true, 'tier', 'on'],
     ]);
+  });
+
+  it('notes exactly the plain strings that goYaml11Reading reads as booleans or numbers', () => {
+    const words = [
+      '+0x1F',
+      '-0b1',
+      '.5',
+      '-.5e3',
+      '1.2.3',
+      '10.16.0.10',
+      '0:1',
+      '00:1a:2b:3c:4d:5e',
+    ];
+    words.push(
+      '1_000.5',
+      '+1',
+      '0777',
+      'No',
+      'nope',
+      'O',
+      'OFF',
+      'y',
+      'Yes',
+      'on-site',
+      '2024-1-2',
+    );
+    for (const word of words) {
+      const value = (parseYamlFile('f.yaml', `v: ${word}\n`).documents[0]!.value as { v: unknown })
+        .v;
+      if (typeof value !== 'string') continue; // YAML 1.2 reads a number too: nothing to note
+      const go = goYaml11Reading(word);
+      const expected = ['bool', 'int', 'float', 'null'].includes(go) ? [go] : [];
+      expect(
+        noted(`v: ${word}\n`).map((entry) => (entry as { reading: string }).reading),
+        word,
+      ).toEqual(expected);
+    }
   });
 
   it('notes nothing in a file without look-alikes', () => {
