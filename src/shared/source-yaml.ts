@@ -1001,7 +1001,7 @@ class Converter {
       }
       const key = keyNode && isScalar(keyNode) ? scalarKey(keyNode.value) : '';
       const keyPos = this.pos(keyNode);
-      if (merged?.has(key)) this.dropLookalikes(map, key); // the merged entry is replaced
+      if (merged?.has(key)) this.dropLookalikes(map, key);
       this.noteLookalike(map, key, 'key', keyNode);
       this.noteLookalike(map, key, 'value', valueNode);
       define(map, key, valueNode ? this.convert(valueNode) : null);
@@ -1054,7 +1054,7 @@ class Converter {
   }
 
   /**
-   * Look-alikes noted since index `from` in the merge source `source` now belong to `map`,
+   * Look-alikes noted from index `start` on in the merge source `source` now belong to `map`,
    * where their key was copied; those of keys `map` already had are gone with them.
    */
   private moveLookalikes(
@@ -1071,6 +1071,7 @@ class Converter {
     }
   }
 
+  /** Forgets the look-alikes of `key` in `map`, whose entry is being replaced. */
   private dropLookalikes(map: object, key: string): void {
     for (let i = this.lookalikes.length - 1; i >= 0; i--) {
       const entry = this.lookalikes[i]!;

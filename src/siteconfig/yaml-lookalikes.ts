@@ -32,8 +32,8 @@ export function checkYamlLookalikes(
   let count = 0;
   for (const { container, key, role, text, reading } of lookalikes) {
     const path = paths.get(container);
-    // A value that is no longer where it was read (replaced by a later key) is not reported.
-    if (path === undefined) continue;
+    // A look-alike no longer where it was read (its entry replaced by a later key) is not reported.
+    if (path === undefined || !Object.hasOwn(container, key)) continue;
     if (role === 'value' && (container as Record<string | number, unknown>)[key] !== text) continue;
     report.add(
       doc,
