@@ -14,6 +14,9 @@
  * nesting depth of its collections, and the count and size of what its aliases expand to (a
  * "billion laughs" of nested aliases is refused after measuring it, without expanding it).
  * Merge keys (`<<`) are merged as yaml.v3 (siteconfig-generator) merges them.
+ *
+ * Both paths also note the plain scalars they read as strings that Go's YAML 1.1 readers read as
+ * booleans or numbers (`yes`, `on`, `1_000`), so that validation can point at them.
  */
 import { createRequire } from 'node:module';
 import type * as YamlModule from 'yaml';
