@@ -45,6 +45,7 @@ import type { SiteConfig, SiteConfigCluster, SiteConfigNode } from './types.js';
 import { checkClusterInstance, isClusterInstanceDocument } from './cluster-instance/validate.js';
 import type { ClusterInstanceRenderer } from './cluster-instance/validate.js';
 import type { ClusterInstance } from './cluster-instance/types.js';
+import { checkYamlLookalikes } from './yaml-lookalikes.js';
 
 /** A file to read: its path as it should appear in messages, and its text. */
 export interface SourceFile {
@@ -283,13 +284,14 @@ export function loadSiteConfigs(
         pos: document.pos,
       };
       if (isClusterInstanceDocument(document.value)) {
+        const lookalikes = checkYamlLookalikes(doc, document.lookalikes, 'error', report);
         const clusterInstance = checkClusterInstance(
           doc,
           report,
           fleet,
           options.clusterInstanceRenderer,
         );
-        if (!clusterInstance) continue;
+        if (!clusterInstance || lookalikes > 0) continue;
         const loaded = { file: file.path, documentIndex: document.index, clusterInstance };
         if (options.onClusterInstance) options.onClusterInstance(loaded);
         else clusterInstances.push(loaded);
@@ -300,6 +302,7 @@ export function loadSiteConfigs(
         continue;
       }
       const before = report.errorCount;
+      checkYamlLookalikes(doc, document.lookalikes, 'warning', report);
       const broken = checkStructure(doc, report);
       const site = document.value as SiteConfig;
       checkSemantics(doc, site, report, fleet, broken);
