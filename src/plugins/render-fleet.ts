@@ -12,6 +12,7 @@ import type { SourceDocument, SourcePos } from '../shared/source-yaml.js';
 import { emitYaml } from '../shared/yaml-emit.js';
 import { packagedExtraManifests } from './packaged-extra-manifests.js';
 import {
+  bmcSecretName,
   compileClusterInstance,
   compileSiteConfig,
   conversionWarnings,
@@ -21,6 +22,7 @@ import {
   renderClusterInstances,
 } from '../siteconfig/index.js';
 import type { ClusterInstance } from '../siteconfig/cluster-instance/index.js';
+import type { CredentialsSource } from '../siteconfig/types.js';
 import { locateWarnings } from './conversion-issues.js';
 import type { DocumentWarning } from './conversion-issues.js';
 import type { Deadline } from './run-budget.js';
@@ -175,6 +177,7 @@ export function planFleet(files: readonly SourceFile[], options: RenderOptions =
     ...(options.secrets ? { secrets: options.secrets } : {}),
     defaultExtraManifests: options.defaultExtraManifests ?? packagedExtraManifests(),
     limits,
+    clusterInstanceRenderer: options.format === 'clusterinstance' ? 'operator' : 'siteforge',
     onClusterInstance: (loaded) => {
       options.deadline?.check();
       siteCount++;
@@ -446,8 +449,13 @@ export interface ManifestSource {
   readonly file: string;
   /** 0-based index of the SiteConfig document in its file. */
   readonly documentIndex: number;
-  /** Path of the entry in the document: the cluster, or the node for per-node objects. */
+  /**
+   * Path of the entry in the document: the cluster, the node for per-node objects, the
+   * `externalSecret` (or its `apiVersion`) for ExternalSecrets.
+   */
   readonly path: readonly (string | number)[];
+  /** Point at the key of the entry rather than at its value. @default "value" */
+  readonly at?: 'key' | 'value';
 }
 
 /** A generated object and its source. */
@@ -468,15 +476,56 @@ function withSources(
   const cluster = site.spec.clusters[clusterIndex];
   return compiled.manifests.map((manifest) => {
     const path: (string | number)[] = ['spec', 'clusters', Math.max(clusterIndex, 0)];
+    const credentials = manifest.kind === 'Secret' || manifest.kind === 'ExternalSecret';
+    if (credentials && manifest.metadata.name === site.spec.pullSecretRef.name) {
+      const from = externalSecretSource(manifest, site.spec.pullSecret, ['spec', 'pullSecret']);
+      if (from) return { manifest, source: { ...doc, ...from } };
+    }
     const nodeIndex =
       cluster?.nodes.findIndex((node) =>
-        manifest.kind === 'Secret'
-          ? node.bmcCredentialsName?.name === manifest.metadata.name
+        credentials
+          ? bmcSecretName(node) === manifest.metadata.name
           : NODE_KINDS.has(manifest.kind) && node.hostName === manifest.metadata.name,
       ) ?? -1;
-    if (nodeIndex >= 0) path.push('nodes', nodeIndex);
+    const clusterPath = [...path];
+    const node = nodeIndex >= 0 ? cluster?.nodes[nodeIndex] : undefined;
+    if (nodeIndex >= 0) {
+      path.push('nodes', nodeIndex);
+      const from = externalSecretSource(manifest, node?.bmcCredentials, [
+        ...path,
+        'bmcCredentials',
+      ]);
+      if (from) return { manifest, source: { ...doc, ...from } };
+    }
+    // An object a crTemplate replaced comes from that template: node, then cluster, then site.
+    const templated = [
+      { owner: node, at: path },
+      { owner: cluster, at: clusterPath },
+      { owner: site.spec, at: ['spec'] },
+    ].find(({ owner }) => owner?.crTemplates?.[manifest.kind] !== undefined);
+    if (templated) {
+      const at = [...templated.at, 'crTemplates', manifest.kind];
+      return { manifest, source: { ...doc, path: at } };
+    }
     return { manifest, source: { ...doc, path } };
   });
+}
+
+/**
+ * An ExternalSecret comes from an `externalSecret` entry: its `apiVersion` line when the entry
+ * sets one (the hub may not serve it), else the entry's key.
+ */
+function externalSecretSource(
+  manifest: Manifest,
+  credentials: CredentialsSource | undefined,
+  at: readonly (string | number)[],
+): Pick<ManifestSource, 'path' | 'at'> | undefined {
+  const external = credentials?.externalSecret;
+  if (manifest.kind !== 'ExternalSecret' || !external) return undefined;
+  const path = [...at, 'externalSecret'];
+  return external.apiVersion === undefined
+    ? { path, at: 'key' }
+    : { path: [...path, 'apiVersion'], at: 'key' };
 }
 
 /**
@@ -504,6 +553,6 @@ export class SourceLocator {
       this.parsed.set(source.file, documents);
     }
     const doc = documents[source.documentIndex];
-    return doc ? locate(doc.value, doc.pos, source.path) : { line: 1, column: 1 };
+    return doc ? locate(doc.value, doc.pos, source.path, source.at) : { line: 1, column: 1 };
   }
 }

@@ -14,6 +14,9 @@
  * nesting depth of its collections, and the count and size of what its aliases expand to (a
  * "billion laughs" of nested aliases is refused after measuring it, without expanding it).
  * Merge keys (`<<`) are merged as yaml.v3 (siteconfig-generator) merges them.
+ *
+ * Both paths also note the plain scalars they read as strings that Go's YAML 1.1 readers read as
+ * booleans or numbers (`yes`, `on`, `1_000`), so that validation can point at them.
  */
 import { createRequire } from 'node:module';
 import type * as YamlModule from 'yaml';
@@ -25,6 +28,8 @@ import type {
   Node as YamlNode,
   YAMLMap,
 } from 'yaml';
+import { goYaml11Reading } from './go-yaml-reading.js';
+import type { GoYamlReading } from './go-yaml-reading.js';
 import { defaultLimits, limitHint } from './limits.js';
 import type { Limits } from './limits.js';
 
@@ -52,6 +57,31 @@ interface Located {
   [RAW_TEXT]?: RawTable;
 }
 
+/**
+ * A plain (unquoted) scalar that this reader (YAML 1.2 core schema) took as a string but Go's
+ * YAML 1.1 readers would not: `yes` or `on` (a boolean there), `1_000` or `0X1F` (a number).
+ * Where it is, is told by its container and its key there, so that it is found again in the
+ * same document parsed with positions.
+ */
+export interface YamlLookalike {
+  /** The map or sequence of the document that holds it. */
+  readonly container: object;
+  /** Its key in `container` (the map key, or the sequence index). */
+  readonly key: string | number;
+  /** Whether the scalar is the map key itself, rather than the value under it. */
+  readonly role: 'key' | 'value';
+  /** The scalar as written (and as this reader reads it). */
+  readonly text: string;
+  /** What Go's readers make of it. */
+  readonly reading: LookalikeReading;
+}
+
+/**
+ * The Go readings that differ from a string. A timestamp is not one of them: yaml.v2 gives it
+ * to `interface{}` (what sigs.k8s.io/yaml decodes into) as the string it was.
+ */
+export type LookalikeReading = Exclude<GoYamlReading, 'string' | 'timestamp' | 'merge'>;
+
 /** One YAML document of a file. */
 export interface SourceDocument {
   readonly file: string;
@@ -59,6 +89,11 @@ export interface SourceDocument {
   readonly index: number;
   readonly value: unknown;
   readonly pos: SourcePos;
+  /**
+   * The YAML 1.1 look-alikes of the document, in document order; almost always none, so
+   * recording them costs nothing for normal files.
+   */
+  readonly lookalikes: readonly YamlLookalike[];
 }
 
 /** A YAML syntax error, or a document over one of its limits, positioned. */
@@ -148,6 +183,30 @@ export function locate(
 function setRaw(container: object, key: string | number, raw: string): void {
   const located = container as Located;
   (located[RAW_TEXT] ??= new Map()).set(key, raw);
+}
+
+const NO_LOOKALIKES: readonly YamlLookalike[] = Object.freeze([]);
+
+/**
+ * First characters of the text that YAML 1.2 reads as a string and Go's readers may not: the
+ * YAML 1.1 booleans (`y`, `n`, `on`, ...) and numbers. Text that starts otherwise (`t`, `f`,
+ * `~`: true, false and null are the same words to both) is settled by one lookup.
+ */
+const LOOKALIKE_START = new Uint8Array(128);
+for (const c of 'yYnNoO0123456789+-.') LOOKALIKE_START[c.charCodeAt(0)] = 1;
+
+/** How Go reads `text`, a plain scalar read here as a string, when that is not a string. */
+function lookalikeReading(text: string): LookalikeReading | undefined {
+  const first = text.charCodeAt(0);
+  if (LOOKALIKE_START[first] !== 1) return undefined;
+  // Addresses (10.16.0.10, 0c:42:a1:00:00:10) are most of the text that starts with a digit:
+  // no Go integer or float holds a colon or two dots (a timestamp may, and reads as text).
+  if (first <= 57 && (text.includes(':') || text.indexOf('.') !== text.lastIndexOf('.')))
+    return undefined;
+  const reading = goYaml11Reading(text);
+  return reading === 'string' || reading === 'timestamp' || reading === 'merge'
+    ? undefined
+    : reading;
 }
 
 /** A document that cannot be read: it breaks a rule or a limit. Both paths report it alike. */
@@ -256,6 +315,8 @@ function resolvePlain(text: string): unknown {
 interface Scalar {
   value: unknown;
   raw?: string | undefined;
+  /** Set for a plain scalar read as a string that Go's readers read otherwise. */
+  lookalike?: LookalikeReading | undefined;
 }
 
 class FastParser {
@@ -268,6 +329,8 @@ class FastParser {
   private end = 0;
   /** Collections open around the current line. */
   private depth = 0;
+  /** The look-alikes of the current document, created at the first one. */
+  private lookalikes: YamlLookalike[] | undefined;
 
   constructor(
     text: string,
@@ -306,12 +369,14 @@ class FastParser {
             index: documents.length,
             value: null,
             pos: { line: start + 1, column: 1 },
+            lookalikes: NO_LOOKALIKES,
           });
         }
         return;
       }
       const pos = { line: first + 1, column: this.indent[first]! + 1 };
       this.depth = 0;
+      this.takeLookalikes(); // drops the notes of a document refused over a limit
       let value: unknown;
       try {
         value = this.parseNode(-1).value;
@@ -322,7 +387,8 @@ class FastParser {
         return;
       }
       if (this.nextContent() >= 0) throw new OutOfSubset();
-      documents.push({ file, index: documents.length, value, pos });
+      const lookalikes = this.takeLookalikes();
+      documents.push({ file, index: documents.length, value, pos, lookalikes });
     };
     for (let n = 0; n < this.lines.length; n++) {
       const line = this.lines[n]!;
@@ -343,6 +409,24 @@ class FastParser {
     if (++this.depth > this.limits.nestingDepth) {
       throw tooDeep(this.limits, { line: n + 1, column: this.indent[n]! + 1 });
     }
+  }
+
+  /** The look-alikes noted since the last call (one document's), leaving none. */
+  private takeLookalikes(): readonly YamlLookalike[] {
+    const noted = this.lookalikes ?? NO_LOOKALIKES;
+    this.lookalikes = undefined;
+    return noted;
+  }
+
+  /** Records a look-alike (a rare event: most documents have none). */
+  private lookalike(
+    container: object,
+    key: string | number,
+    role: 'key' | 'value',
+    text: string,
+    reading: LookalikeReading,
+  ): void {
+    (this.lookalikes ??= []).push({ container, key, role, text, reading });
   }
 
   /** Index of the next line with content (not blank, not a comment), or -1. */
@@ -369,7 +453,7 @@ class FastParser {
     if (splitKey(text)) return { value: this.parseMap(indent), pos };
     this.i = n;
     const scalar = this.parseInlineValue(n, text, parent);
-    return { value: scalar.value, raw: scalar.raw, pos };
+    return { value: scalar.value, raw: scalar.raw, lookalike: scalar.lookalike, pos };
   }
 
   private parseMap(indent: number): Record<string, unknown> {
@@ -389,6 +473,10 @@ class FastParser {
       }
       const { key, valueOffset } = split;
       if (Object.hasOwn(map, key) || key === '__proto__' || key === '<<') throw new OutOfSubset();
+      if (text.charCodeAt(0) !== 34 && text.charCodeAt(0) !== 39) {
+        const reading = lookalikeReading(key);
+        if (reading !== undefined) this.lookalike(map, key, 'key', key, reading);
+      }
       const rest = text.slice(valueOffset);
       let valuePos: SourcePos | undefined;
       if (isEmptyValue(rest)) {
@@ -401,12 +489,16 @@ class FastParser {
           const child = this.parseNode(indent);
           map[key] = child.value;
           valuePos = child.pos;
+          if (child.lookalike !== undefined)
+            this.lookalike(map, key, 'value', child.value as string, child.lookalike);
         }
       } else {
         const spaces = leadingSpaces(rest);
         const scalar = this.parseInlineValue(n, spaces === 0 ? rest : rest.slice(spaces), indent);
         map[key] = scalar.value;
         if (scalar.raw !== undefined) setRaw(map, key, scalar.raw);
+        else if (scalar.lookalike !== undefined)
+          this.lookalike(map, key, 'value', scalar.value as string, scalar.lookalike);
         if (locs) valuePos = { line: n + 1, column: indent + valueOffset + spaces + 1 };
       }
       if (locs) {
@@ -438,6 +530,8 @@ class FastParser {
         this.i = n + 1;
         const child = this.parseNode(indent);
         seq.push(child.value);
+        if (child.lookalike !== undefined)
+          this.lookalike(seq, index, 'value', child.value as string, child.lookalike);
         locs?.set(index, { value: child.pos ?? { line: n + 1, column: indent + 1 } });
         continue;
       }
@@ -453,6 +547,8 @@ class FastParser {
       const scalar = this.parseInlineValue(n, item, indent);
       seq.push(scalar.value);
       if (scalar.raw !== undefined) setRaw(seq, index, scalar.raw);
+      else if (scalar.lookalike !== undefined)
+        this.lookalike(seq, index, 'value', scalar.value as string, scalar.lookalike);
     }
     this.depth--;
     return seq;
@@ -488,7 +584,11 @@ class FastParser {
       if (plain.includes(': ') || plain.endsWith(':') || plain.includes('\t'))
         throw new OutOfSubset();
       const value = resolvePlain(plain);
-      result = typeof value === 'string' ? { value } : { value, raw: plain };
+      if (typeof value !== 'string') result = { value, raw: plain };
+      else {
+        const lookalike = lookalikeReading(value);
+        result = lookalike === undefined ? { value } : { value, lookalike };
+      }
     }
     this.i = n + 1;
     // A following line indented past the parent would continue a multi-line scalar.
@@ -700,12 +800,14 @@ function libraryParse(file: string, text: string, limits: ReaderLimits): ParsedF
     const pos = contents?.range ? toPos(contents.range[0]) : { line: 1, column: 1 };
     try {
       let value: unknown = null;
+      let lookalikes = NO_LOOKALIKES;
       if (contents) {
         const converter = new Converter(toPos, limits);
         converter.measure(contents, 0);
         value = converter.convert(contents);
+        if (converter.lookalikes.length > 0) lookalikes = converter.lookalikes;
       }
-      documents.push({ file, index: documents.length, value, pos });
+      documents.push({ file, index: documents.length, value, pos, lookalikes });
     } catch (err) {
       if (!(err instanceof YamlInputError)) throw err;
       errors.push({ file, pos: err.pos, code: err.code, message: err.message, hint: err.hint });
@@ -765,6 +867,8 @@ class Converter {
   private readonly open = new Set<YamlNode>();
   private derefs = 0;
   private aliasedNodes = 0;
+  /** The look-alikes of the converted values, in document order. */
+  readonly lookalikes: YamlLookalike[] = [];
 
   constructor(
     private readonly toPos: (offset: number) => SourcePos,
@@ -860,6 +964,7 @@ class Converter {
         locs.set(seq.length, { value: this.pos(child) });
         const raw = rawOf(child);
         if (raw !== undefined) setRaw(seq, seq.length, raw);
+        this.noteLookalike(seq, seq.length, 'value', child);
         seq.push(child ? this.convert(child) : null);
       }
       return seq;
@@ -892,6 +997,9 @@ class Converter {
       }
       const key = keyNode && isScalar(keyNode) ? scalarKey(keyNode.value) : '';
       const keyPos = this.pos(keyNode);
+      if (merged?.has(key)) this.dropLookalikes(map, key);
+      this.noteLookalike(map, key, 'key', keyNode);
+      this.noteLookalike(map, key, 'value', valueNode);
       define(map, key, valueNode ? this.convert(valueNode) : null);
       locs.set(key, { key: keyPos, value: valueNode?.range ? this.pos(valueNode) : keyPos });
       const raw = rawOf(valueNode);
@@ -923,18 +1031,65 @@ class Converter {
           this.pos(source ?? keyNode),
         );
       }
+      const noted = this.lookalikes.length;
       const from = this.convert(resolved) as Record<string, unknown> & Located;
       const locs = (map as Located)[LOCATIONS]!;
+      const copied = new Set<string>();
       for (const key of Object.keys(from)) {
         if (Object.hasOwn(map, key)) continue;
         define(map, key, from[key]);
         merged.add(key);
+        copied.add(key);
         const loc = from[LOCATIONS]?.get(key);
         if (loc) locs.set(key, loc);
         const raw = from[RAW_TEXT]?.get(key);
         if (raw !== undefined) setRaw(map, key, raw);
       }
+      this.moveLookalikes(noted, from, map, copied);
     }
+  }
+
+  /**
+   * Look-alikes noted from index `start` on in the merge source `source` now belong to `map`,
+   * where their key was copied; those of keys `map` already had are gone with them.
+   */
+  private moveLookalikes(
+    start: number,
+    source: object,
+    map: object,
+    copied: ReadonlySet<string>,
+  ): void {
+    for (let i = start; i < this.lookalikes.length; i++) {
+      const entry = this.lookalikes[i]!;
+      if (entry.container !== source) continue;
+      if (copied.has(entry.key as string)) this.lookalikes[i] = { ...entry, container: map };
+      else this.lookalikes.splice(i--, 1);
+    }
+  }
+
+  /** Forgets the look-alikes of `key` in `map`, whose entry is being replaced. */
+  private dropLookalikes(map: object, key: string): void {
+    for (let i = this.lookalikes.length - 1; i >= 0; i--) {
+      const entry = this.lookalikes[i]!;
+      if (entry.container === map && entry.key === key) this.lookalikes.splice(i, 1);
+    }
+  }
+
+  /** Notes `node` when it is a plain scalar read as a string that Go's readers read otherwise. */
+  private noteLookalike(
+    container: object,
+    key: string | number,
+    role: 'key' | 'value',
+    node: YamlNode | null,
+  ): void {
+    const { isAlias, isScalar } = library();
+    const scalar = isAlias(node) ? this.targets.get(node) : node;
+    // A tag (`!!str yes`) says what the scalar is, to Go's readers as well.
+    if (!isScalar(scalar) || scalar.type !== 'PLAIN' || scalar.tag !== undefined) return;
+    if (typeof scalar.value !== 'string') return;
+    const reading = lookalikeReading(scalar.value);
+    if (reading !== undefined)
+      this.lookalikes.push({ container, key, role, text: scalar.value, reading });
   }
 
   private pos(node: YamlNode | null | undefined): SourcePos {

@@ -43,7 +43,9 @@ import { KUSTOMIZATION_FILES, NO_FILES } from './site-files.js';
 import type { SiteFiles } from './site-files.js';
 import type { SiteConfig, SiteConfigCluster, SiteConfigNode } from './types.js';
 import { checkClusterInstance, isClusterInstanceDocument } from './cluster-instance/validate.js';
+import type { ClusterInstanceRenderer } from './cluster-instance/validate.js';
 import type { ClusterInstance } from './cluster-instance/types.js';
+import { checkYamlLookalikes } from './yaml-lookalikes.js';
 
 /** A file to read: its path as it should appear in messages, and its text. */
 export interface SourceFile {
@@ -107,6 +109,11 @@ export interface LoadOptions {
    * (template output and work). The edges read them from flags and env. @default defaultLimits
    */
   readonly limits?: Limits;
+  /**
+   * Who renders the ClusterInstances read: SiteForge warns about the fields it does not carry
+   * out, which the operator does. @default "siteforge"
+   */
+  readonly clusterInstanceRenderer?: ClusterInstanceRenderer;
 }
 
 /** A document being validated: where messages point and how to find positions in it. */
@@ -277,8 +284,14 @@ export function loadSiteConfigs(
         pos: document.pos,
       };
       if (isClusterInstanceDocument(document.value)) {
-        const clusterInstance = checkClusterInstance(doc, report, fleet);
-        if (!clusterInstance) continue;
+        const lookalikes = checkYamlLookalikes(doc, document.lookalikes, 'error', report);
+        const clusterInstance = checkClusterInstance(
+          doc,
+          report,
+          fleet,
+          options.clusterInstanceRenderer,
+        );
+        if (!clusterInstance || lookalikes > 0) continue;
         const loaded = { file: file.path, documentIndex: document.index, clusterInstance };
         if (options.onClusterInstance) options.onClusterInstance(loaded);
         else clusterInstances.push(loaded);
@@ -289,6 +302,7 @@ export function loadSiteConfigs(
         continue;
       }
       const before = report.errorCount;
+      checkYamlLookalikes(doc, document.lookalikes, 'warning', report);
       const broken = checkStructure(doc, report);
       const site = document.value as SiteConfig;
       checkSemantics(doc, site, report, fleet, broken);

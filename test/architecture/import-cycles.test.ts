@@ -17,7 +17,9 @@ function sourceFiles(dir: string): string[] {
 /** The relative imports of a module (type-only ones too: they tie the two files as tightly). */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const found = text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+'(\.{1,2}\/[^']+)\.js'/g);
+  const found = text.matchAll(
+    /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+'(\.{1,2}\/[^']+)\.js'/g,
+  );
   return [...new Set([...found].map((m) => resolve(dirname(file), `${m[1]!}.ts`)))];
 }
 

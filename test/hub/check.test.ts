@@ -100,31 +100,89 @@ describe('siteforge check', () => {
     expect(status).toBe(3);
   });
 
-  it('passes ExternalSecrets of either served version (v1 by default, v1beta1 on request)', async () => {
-    for (const [line, version] of [
-      ['', 'v1'],
-      ['              apiVersion: external-secrets.io/v1beta1\n', 'v1beta1'],
-    ] as const) {
-      const site = siteFile(
-        `external-${version}`,
-        snoSite({
-          name: 'ext-1',
-          node: `          bmcCredentials:\n            externalSecret:\n              storeRef:\n                name: vault\n              key: edge/ext-1/bmc\n${line}`,
-        }).replace('          bmcCredentialsName:\n            name: ext-1-bmc\n', ''),
-      );
-      const generated = await siteforgeAsync(['generate', site.path]);
-      expect(generated.stdout).toContain(
-        `apiVersion: external-secrets.io/${version}\nkind: ExternalSecret\n`,
-      );
-      const { status, stderr } = await siteforgeAsync([
-        'check',
-        site.path,
-        '--kubeconfig',
-        hubKubeconfig(),
-      ]);
-      expect(stderr).toMatch(/^siteforge: the hub accepts all 9 object\(s\) of 1 cluster\(s\)/);
-      expect(status).toBe(0);
-    }
+  /** A single-node site whose BMC credentials come from an ExternalSecret. */
+  const externalSecretSite = (name: string, extra = ''): ReturnType<typeof siteFile> =>
+    siteFile(
+      name,
+      snoSite({
+        name: 'ext-1',
+        node: `          bmcCredentials:\n            externalSecret:\n              storeRef:\n                name: vault\n              key: edge/ext-1/bmc\n${extra}`,
+      }).replace('          bmcCredentialsName:\n            name: ext-1-bmc\n', ''),
+    );
+
+  it('passes an ExternalSecret in external-secrets.io/v1, the default', async () => {
+    const site = externalSecretSite('external-v1');
+    const generated = await siteforgeAsync(['generate', site.path]);
+    expect(generated.stdout).toContain(
+      'apiVersion: external-secrets.io/v1\nkind: ExternalSecret\n',
+    );
+    const { status, stderr } = await siteforgeAsync([
+      'check',
+      site.path,
+      '--kubeconfig',
+      hubKubeconfig(),
+    ]);
+    expect(stderr).toMatch(/^siteforge: the hub accepts all 9 object\(s\) of 1 cluster\(s\)/);
+    expect(status).toBe(0);
+  });
+
+  it('reports a v1beta1 ExternalSecret, which current operators no longer serve, at its apiVersion line', async () => {
+    // The hub's CRD lists v1beta1 as not served, as External Secrets 0.17.0 and later do.
+    const site = externalSecretSite(
+      'external-v1beta1',
+      '              apiVersion: external-secrets.io/v1beta1\n',
+    );
+    const validated = await siteforgeAsync(['validate', site.path]);
+    expect(validated.status, 'our own validation accepts it').toBe(0);
+    const { status, stderr } = await siteforgeAsync([
+      'check',
+      site.path,
+      '--kubeconfig',
+      hubKubeconfig(),
+    ]);
+    expect(stderr).toBe(
+      `${site.path}:${String(site.lineOf('apiVersion: external-secrets.io/v1beta1'))}:15: error KUBE_KIND_UNKNOWN: wave 1 ExternalSecret ext-1/ext-1-node-bmc-secret rejected by the hub (404 NotFound): the hub does not serve ExternalSecret in external-secrets.io/v1beta1\n` +
+        '  hint: External Secrets Operator 0.17.0 and later serve only external-secrets.io/v1: drop externalSecret.apiVersion (v1 is the default), or keep v1beta1 only with an operator before 0.17\n' +
+        'siteforge: the hub rejected 1 of 9 object(s)\n',
+    );
+    expect(status).toBe(1);
+  });
+
+  it('names the kind and apiVersion the hub does not serve, at the crTemplates entry that wrote it', async () => {
+    // A KlusterletAddonConfig template written for an API no hub serves (no CRD provides v2).
+    writeFileSync(
+      join(dir, 'kac-v2.yaml'),
+      [
+        'apiVersion: agent.open-cluster-management.io/v2',
+        'kind: KlusterletAddonConfig',
+        'metadata:',
+        '  name: tpl-1',
+        '  namespace: tpl-1',
+        '  annotations:',
+        '    argocd.argoproj.io/sync-wave: "2"',
+        'spec: {}',
+        '',
+      ].join('\n'),
+    );
+    const site = siteFile(
+      'templated',
+      snoSite({
+        name: 'tpl-1',
+        cluster: '      crTemplates:\n        KlusterletAddonConfig: kac-v2.yaml\n',
+      }),
+    );
+    const { status, stderr } = await siteforgeAsync([
+      'check',
+      site.path,
+      '--kubeconfig',
+      hubKubeconfig(),
+    ]);
+    expect(stderr).toBe(
+      `${site.path}:${String(site.lineOf('KlusterletAddonConfig: kac-v2.yaml'))}:32: error KUBE_KIND_UNKNOWN: wave 2 KlusterletAddonConfig tpl-1/tpl-1 rejected by the hub (404 NotFound): the hub does not serve KlusterletAddonConfig in agent.open-cluster-management.io/v2\n` +
+        '  hint: install Red Hat Advanced Cluster Management on the hub, in a release that serves agent.open-cluster-management.io/v2\n' +
+        'siteforge: the hub rejected 1 of 8 object(s)\n',
+    );
+    expect(status).toBe(1);
   });
 
   it('is always a dry run, so --dry-run is a usage error', async () => {

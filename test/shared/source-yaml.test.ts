@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { goYaml11Reading } from '../../src/shared/go-yaml-reading.js';
 import { hasLocations, locate, parseYamlFile, rawText } from '../../src/shared/source-yaml.js';
 
 /** What the reference library makes of the same text (merge keys merged, as in yaml.v3). */
@@ -255,5 +256,109 @@ describe('parseYamlFile merges merge keys as yaml.v3 does', () => {
         { code: 'YAML_BAD_MERGE', pos: { column } },
       ]);
     }
+  });
+});
+
+describe('parseYamlFile notes the YAML 1.1 look-alikes it reads as strings', () => {
+  /** The look-alikes of the first document, as key, role, text and Go's reading. */
+  function noted(text: string): unknown[] {
+    const doc = parseYamlFile('f.yaml', text).documents[0]!;
+    return doc.lookalikes.map(({ container, key, role, text: t, reading }) => ({
+      at: (container as Record<string | number, unknown>)[key] === undefined ? 'gone' : key,
+      role,
+      text: t,
+      reading,
+    }));
+  }
+
+  const text = [
+    'labels:',
+    '  env: yes',
+    '  on: x',
+    '  quoted: "no"',
+    "  single: 'off'",
+    '  count: 1_000',
+    '  hex: 0X1F',
+    '  real: true',
+    '  day: 2024-01-02',
+    '  name: nothing-special',
+    'list:',
+    '  - N',
+    '  -',
+    '    Off',
+    '',
+  ].join('\n');
+  const expected = [
+    { at: 'env', role: 'value', text: 'yes', reading: 'bool' },
+    { at: 'on', role: 'key', text: 'on', reading: 'bool' },
+    { at: 'count', role: 'value', text: '1_000', reading: 'int' },
+    { at: 'hex', role: 'value', text: '0X1F', reading: 'int' },
+    { at: 0, role: 'value', text: 'N', reading: 'bool' },
+    { at: 1, role: 'value', text: 'Off', reading: 'bool' },
+  ];
+
+  it('notes plain yes, on, 1_000 and 0X1F, not quoted ones, real booleans or dates', () => {
+    expect(noted(text)).toEqual(expected);
+  });
+
+  it('notes the same on the library path (CRLF line ends), where tags also count as quotes', () => {
+    expect(noted(text.replace(/\n/g, '\r\n'))).toEqual(expected);
+    expect(noted('a: !!str yes\nb: ! on\nc: [y]\n')).toEqual([
+      { at: 0, role: 'value', text: 'y', reading: 'bool' },
+    ]);
+  });
+
+  it('notes a merged look-alike where it lands, and not once an explicit key replaces it', () => {
+    const merged = 'base: &b\n  env: yes\n  tier: on\nlabels:\n  <<: *b\n  env: "yes"\n';
+    const doc = parseYamlFile('f.yaml', merged).documents[0]!;
+    const labels = (doc.value as { labels: object }).labels;
+    expect(
+      doc.lookalikes.map(({ container, key, text: t }) => [container === labels, key, t]),
+    ).toEqual([
+      [false, 'env', 'yes'],
+      [false, 'tier', 'on'],
+      [true, 'tier', 'on'],
+    ]);
+  });
+
+  it('notes exactly the plain strings that goYaml11Reading reads as booleans or numbers', () => {
+    const words = [
+      '+0x1F',
+      '-0b1',
+      '.5',
+      '-.5e3',
+      '1.2.3',
+      '10.16.0.10',
+      '0:1',
+      '00:1a:2b:3c:4d:5e',
+    ];
+    words.push(
+      '1_000.5',
+      '+1',
+      '0777',
+      'No',
+      'nope',
+      'O',
+      'OFF',
+      'y',
+      'Yes',
+      'on-site',
+      '2024-1-2',
+    );
+    for (const word of words) {
+      const value = (parseYamlFile('f.yaml', `v: ${word}\n`).documents[0]!.value as { v: unknown })
+        .v;
+      if (typeof value !== 'string') continue; // YAML 1.2 reads a number too: nothing to note
+      const go = goYaml11Reading(word);
+      const expected = ['bool', 'int', 'float', 'null'].includes(go) ? [go] : [];
+      expect(
+        noted(`v: ${word}\n`).map((entry) => (entry as { reading: string }).reading),
+        word,
+      ).toEqual(expected);
+    }
+  });
+
+  it('notes nothing in a file without look-alikes', () => {
+    expect(parseYamlFile('f.yaml', 'a: 1\nb: text\n').documents[0]!.lookalikes).toEqual([]);
   });
 });

@@ -245,6 +245,35 @@ describe('the CR set of the default assisted-installer templates', () => {
   });
 });
 
+describe('sshPublicKey, which the templates write inside double quotes', () => {
+  const withKey = (block: string): string =>
+    snoClusterInstance().replace(
+      '  sshPublicKey: ssh-ed25519 AAAA\n',
+      `  sshPublicKey: |\n${block}`,
+    );
+  const keys = (manifests: Loose[]): unknown[] => [
+    find(manifests, 'AgentClusterInstall').spec['sshPublicKey'],
+    find(manifests, 'InfraEnv').spec['sshAuthorizedKey'],
+  ];
+
+  it('joins two keys on two lines into one line, as the SiteConfig operator renders them', () => {
+    const manifests = compile(withKey('    ssh-ed25519 AAAA a@x\n    ssh-rsa BBBB b@x\n'));
+    // Each line break folds into a space, the final one too (gopkg.in/yaml.v3 gives the same).
+    expect(keys(manifests)).toEqual([
+      'ssh-ed25519 AAAA a@x ssh-rsa BBBB b@x ',
+      'ssh-ed25519 AAAA a@x ssh-rsa BBBB b@x ',
+    ]);
+  });
+
+  it('keeps keys apart that an empty line separates', () => {
+    const manifests = compile(withKey('    ssh-ed25519 AAAA a@x\n\n    ssh-rsa BBBB b@x\n'));
+    expect(keys(manifests)).toEqual([
+      'ssh-ed25519 AAAA a@x\nssh-rsa BBBB b@x ',
+      'ssh-ed25519 AAAA a@x\nssh-rsa BBBB b@x ',
+    ]);
+  });
+});
+
 describe('--format clusterinstance', () => {
   it('passes a ClusterInstance through with its Namespace, in the wave after what it refers to', () => {
     const text = snoClusterInstance().replace('  namespace: ci-1\n', '');
@@ -300,6 +329,30 @@ spec: {}
     expect(ci.spec.extraManifestsRefs).toEqual([{ name: 'sno1' }]);
     // What the rendered objects lose is reported; what is emitted beside them is not.
     expect(rendered.warnings.map((w) => w.code).sort()).toEqual(['CR_TEMPLATES', 'USER_DATA']);
+  });
+
+  it('writes a SiteConfig’s two keys so that the operator renders each on its own line', () => {
+    const text = snoSite().replace(
+      '  sshPublicKey: ssh-ed25519 AAAA\n',
+      '  sshPublicKey: |\n    ssh-ed25519 AAAA a@x\n    ssh-rsa BBBB b@x\n',
+    );
+    const direct = renderFleet([{ path: 'site.yaml', text }], { withObjects: true });
+    const aci = direct.clusters[0]!.objects!.find((o) => o.manifest.kind === 'AgentClusterInstall');
+    expect(aci!.manifest['spec']).toMatchObject({
+      sshPublicKey: 'ssh-ed25519 AAAA a@x\nssh-rsa BBBB b@x\n',
+    });
+    const { clusters } = renderFleet([{ path: 'site.yaml', text }], { format: 'clusterinstance' });
+    const ci = clusters[0]!.documents.find((d) => d.yaml.includes('kind: ClusterInstance'))!;
+    const reloaded = loadSiteConfigs([{ path: 'ci.yaml', text: ci.yaml }]);
+    expect(reloaded.issues.filter((i) => i.severity !== 'note')).toEqual([]);
+    // An empty line after each key, which the templates fold into one line break.
+    expect(reloaded.clusterInstances[0]!.clusterInstance.spec.sshPublicKey).toBe(
+      'ssh-ed25519 AAAA a@x\n\nssh-rsa BBBB b@x\n\n',
+    );
+    const viaOperator = compileClusterInstance(reloaded.clusterInstances[0]!.clusterInstance);
+    expect(find(viaOperator.manifests as Loose[], 'AgentClusterInstall').spec).toMatchObject({
+      sshPublicKey: 'ssh-ed25519 AAAA a@x\nssh-rsa BBBB b@x\n',
+    });
   });
 
   it('reports what the ClusterInstances lose as positioned warnings', () => {

@@ -71,6 +71,18 @@ describe('siteforge convert, the library', () => {
     }
   });
 
+  it('writes two SSH keys with an empty line after each, so that the operator keeps both, and says why', () => {
+    const text = snoSite().replace(
+      '  sshPublicKey: ssh-ed25519 AAAA\n',
+      '  sshPublicKey: |\n    ssh-ed25519 AAAA a@x\n    ssh-rsa BBBB b@x\n',
+    );
+    const [file] = convertText(text).files;
+    expect(file?.text).toContain(
+      "  # An empty line after each key: the operator's templates fold a single line break into a space.\n" +
+        '  sshPublicKey: |+\n    ssh-ed25519 AAAA a@x\n\n    ssh-rsa BBBB b@x\n\n',
+    );
+  });
+
   it('keeps the comments and the quoting of fields that map 1:1', () => {
     const { files } = convertText(commented);
     const text = files[0]!.text;

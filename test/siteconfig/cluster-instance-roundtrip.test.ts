@@ -184,14 +184,24 @@ function canonical(objects: Loose[]): unknown[] {
     .map(sortKeys);
 }
 
-/** The examples, and the compact one again with the deprecated singular VIPs. */
+/** The examples, and the compact one again with the deprecated singular VIPs and with two SSH keys. */
 function roundTripInputs(): SourceFile[] {
   const files = exampleFiles();
   const compact = files.find((f) => f.path.endsWith('compact-3node.yaml'))!;
   const singular = compact.text
     .replace('apiVIPs:\n        - 10.20.0.5', 'apiVIP: 10.20.0.5')
     .replace('ingressVIPs:\n        - 10.20.0.6', 'ingressVIP: 10.20.0.6');
-  return [...files, { path: 'singular-vips/compact-3node.yaml', text: singular }];
+  // Two keys on two lines: the operator's templates would join them unless convert keeps them apart.
+  const twoKeys = compact.text.replace(
+    / {2}sshPublicKey: '([^']*)'\n/,
+    (_, key: string) =>
+      `  sshPublicKey: |\n    ${key}\n    ssh-rsa AAAAB3NzaC1yc2EFakeSecondKey ops@example.com\n`,
+  );
+  return [
+    ...files,
+    { path: 'singular-vips/compact-3node.yaml', text: singular },
+    { path: 'two-ssh-keys/compact-3node.yaml', text: twoKeys },
+  ];
 }
 
 describe('SiteConfig → convert → ClusterInstance → compile', () => {

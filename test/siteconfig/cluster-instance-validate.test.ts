@@ -227,16 +227,79 @@ describe('ClusterInstance rules', () => {
     ]);
   });
 
-  it('notes template references other than the defaults, which --format crs cannot render', () => {
-    const text = swap(base, 'name: ai-cluster-templates-v1', 'name: my-cluster-templates');
-    const issues = found(loadSiteConfigs([{ path: FILE, text }]).issues);
-    expect(issues).toEqual([
-      {
-        severity: 'note',
-        code: 'CUSTOM_TEMPLATES',
-        ...at(text, 'name: my-cluster-templates', '-'),
-      },
+  it('warns at every field whose meaning --format crs does not carry out', () => {
+    const text = swap(
+      snoClusterInstance({
+        cluster:
+          '  reinstall:\n    generation: "2"\n  diskEncryption:\n    type: tpm2\n  caBundleRef:\n    name: ca\n',
+      }),
+      'name: ai-node-templates-v1',
+      'name: my-node-templates',
+    );
+    expect(check(text)).toEqual([
+      warning('CLUSTERINSTANCE_FIELD_IGNORED', at(text, 'reinstall:')),
+      warning('CLUSTERINSTANCE_FIELD_IGNORED', at(text, 'diskEncryption:')),
+      warning('CLUSTERINSTANCE_FIELD_IGNORED', at(text, 'caBundleRef:')),
+      warning('CLUSTERINSTANCE_FIELD_IGNORED', at(text, '      templateRefs:', 'templateRefs')),
     ]);
+    const [reinstall] = loadSiteConfigs([{ path: FILE, text }]).issues;
+    expect(reinstall?.message).toMatch(/spec.reinstall is ignored: SiteForge .* never reinstalls/);
+    expect(reinstall?.hint).toMatch(/--format clusterinstance/);
+  });
+
+  it('warns at extraLabels and extraAnnotations for kinds that get no object at their level', () => {
+    const text = snoClusterInstance({
+      cluster:
+        '  extraLabels:\n    ManagedClusters:\n      tier: edge\n    ManagedCluster:\n      site: a\n',
+      node: '      extraAnnotations:\n        ManagedCluster:\n          owner: ops\n        BareMetalHost:\n          owner: ops\n',
+    });
+    expect(check(text)).toEqual([
+      warning('CLUSTERINSTANCE_FIELD_IGNORED', at(text, 'ManagedClusters:')),
+      warning(
+        'CLUSTERINSTANCE_FIELD_IGNORED',
+        at(text, '        ManagedCluster:', 'ManagedCluster'),
+      ),
+    ]);
+  });
+
+  it('warns at cluster-level templateRefs that name other templates than the defaults', () => {
+    const text = swap(base, 'name: ai-cluster-templates-v1', 'name: my-cluster-templates');
+    expect(check(text)).toEqual([
+      // The key on the line above the first entry, two spaces in.
+      warning('CLUSTERINSTANCE_FIELD_IGNORED', {
+        line: at(text, 'name: my-cluster-templates').line - 1,
+        column: 3,
+      }),
+    ]);
+  });
+
+  it('says nothing about them when the SiteConfig operator renders the ClusterInstance', () => {
+    const text = swap(
+      snoClusterInstance({ cluster: '  reinstall:\n    generation: "2"\n' }),
+      'name: ai-cluster-templates-v1',
+      'name: my-cluster-templates',
+    );
+    const { issues } = loadSiteConfigs([{ path: FILE, text }], {
+      clusterInstanceRenderer: 'operator',
+    });
+    expect(issues).toEqual([]);
+  });
+
+  it('warns that two keys on two lines in sshPublicKey become one line on the hub', () => {
+    const twoLines = swap(
+      base,
+      '  sshPublicKey: ssh-ed25519 AAAA\n',
+      '  sshPublicKey: |\n    ssh-ed25519 AAAA a@x\n    ssh-rsa BBBB b@x\n',
+    );
+    expect(check(twoLines)).toEqual([
+      warning('SSH_KEYS_JOINED', at(twoLines, 'sshPublicKey: |', '|')),
+    ]);
+    const apart = swap(
+      base,
+      '  sshPublicKey: ssh-ed25519 AAAA\n',
+      '  sshPublicKey: |\n    ssh-ed25519 AAAA a@x\n\n    ssh-rsa BBBB b@x\n',
+    );
+    expect(check(apart)).toEqual([]);
   });
 });
 

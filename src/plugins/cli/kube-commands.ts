@@ -183,11 +183,38 @@ const HINTS: Partial<Record<string, string>> = {
     "the hub's schema for this kind (crds/) rejects the generated value; change the SiteConfig entry that produces it",
   [KubeApiErrorCode.Conflict]:
     'another field manager owns these fields and siteforge never forces; remove them from the other manager, or delete the object',
-  [KubeApiErrorCode.KindUnknown]: 'install the CRDs of crds/ on the hub',
   [KubeApiErrorCode.NotFound]: 'create the namespace first, or add it to the input',
   [KubeApiErrorCode.Forbidden]:
     "the kubeconfig's user may not do this, or the namespace is being deleted",
 };
+
+/** The operator that serves each API group SiteForge emits, as hubs install it. */
+const PROVIDERS: Readonly<Record<string, string>> = {
+  'agent-install.openshift.io': 'the multicluster engine (assisted-service)',
+  'extensions.hive.openshift.io': 'the multicluster engine (assisted-service)',
+  'hive.openshift.io': 'the multicluster engine (Hive)',
+  'cluster.open-cluster-management.io': 'the multicluster engine or ACM',
+  'agent.open-cluster-management.io': 'Red Hat Advanced Cluster Management',
+  'siteconfig.open-cluster-management.io':
+    'the SiteConfig operator (Red Hat Advanced Cluster Management 2.12 or later)',
+  'metal3.io': 'the bare-metal operator (metal3; on OpenShift, the Bare Metal platform)',
+  'external-secrets.io': 'the External Secrets Operator',
+};
+
+/**
+ * What to do when the hub does not serve a kind in the apiVersion SiteForge wrote: for the
+ * ExternalSecret, pick the version the hub's operator serves (0.17.0 and later: v1 only; 0.16.x:
+ * both; earlier: v1beta1 only); for other kinds, install the operator that provides them.
+ */
+function unservedKindHint(kind: string, apiVersion: string): string {
+  if (apiVersion === 'external-secrets.io/v1beta1')
+    return 'External Secrets Operator 0.17.0 and later serve only external-secrets.io/v1: drop externalSecret.apiVersion (v1 is the default), or keep v1beta1 only with an operator before 0.17';
+  if (apiVersion === 'external-secrets.io/v1')
+    return 'install the External Secrets Operator 0.16 or later on the hub; releases before 0.16 serve only external-secrets.io/v1beta1: with those, set externalSecret.apiVersion: external-secrets.io/v1beta1';
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  const provider = PROVIDERS[group] ?? `the operator that provides ${kind}`;
+  return `install ${provider} on the hub, in a release that serves ${apiVersion}`;
+}
 
 /** A rejection as an input issue at the SiteConfig entry that produced the object. */
 function rejectionIssue(
@@ -205,9 +232,14 @@ function rejectionIssue(
         : (c.message ?? ''),
     )
     .filter((text) => text !== '');
-  const why = causes.length > 0 ? causes.join('; ') : error.message;
+  const unserved = error.code === KubeApiErrorCode.KindUnknown;
+  const why = unserved
+    ? `the hub does not serve ${object.kind} in ${object.apiVersion}`
+    : causes.length > 0
+      ? causes.join('; ')
+      : error.message;
   const pos = locator.locate(source);
-  const hint = HINTS[error.code];
+  const hint = unserved ? unservedKindHint(object.kind, object.apiVersion) : HINTS[error.code];
   return {
     severity: 'error',
     code: error.code,

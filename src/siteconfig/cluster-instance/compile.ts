@@ -23,6 +23,7 @@ import {
   sortManifests,
 } from '../compile.js';
 import type { CompiledCluster, Manifest } from '../compile.js';
+import { renderedInDoubleQuotes } from './template-quoting.js';
 import { ClusterType } from './types.js';
 import type {
   ClusterInstance,
@@ -203,10 +204,15 @@ class ClusterInstanceCompiler {
         provisionRequirements: this.agents(),
         proxy: this.proxy(),
         platformType: spec.platformType === '' ? undefined : spec.platformType,
-        sshPublicKey: spec.sshPublicKey ?? '',
+        sshPublicKey: this.sshPublicKey(),
         manifestsConfigMapRefs: refs.length > 0 ? refs.map((r) => ({ name: r.name })) : undefined,
       }),
     };
+  }
+
+  /** As the templates write it, inside double quotes: lines fold into one (template-quoting.ts). */
+  private sshPublicKey(): string {
+    return renderedInDoubleQuotes(this.spec.sshPublicKey ?? '');
   }
 
   private clusterDeployment(): Manifest {
@@ -251,7 +257,7 @@ class ClusterInstanceCompiler {
       metadata: object,
       spec: compact({
         clusterRef: { name: this.name, namespace: this.name },
-        sshAuthorizedKey: spec.sshPublicKey ?? '',
+        sshAuthorizedKey: this.sshPublicKey(),
         proxy: this.proxy(),
         cpuArchitecture: this.architecture(node),
         pullSecretRef: { name: spec.pullSecretRef.name },

@@ -16,6 +16,7 @@ import type { SiteConfig } from '../types.js';
 import { loadSiteConfigs } from '../validate.js';
 import type { SourceFile } from '../validate.js';
 import { clusterInstancesFor, conversionWarnings } from './from-siteconfig.js';
+import { hasLineBreak } from './template-quoting.js';
 import type { ClusterInstanceOptions, ConversionWarning } from './from-siteconfig.js';
 import type { ClusterInstance } from './types.js';
 
@@ -79,6 +80,8 @@ export function convertSiteConfigs(
     ...(options.kustomizationRoot ? { kustomizationRoot: options.kustomizationRoot } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     secrets: UNREAD_SECRETS,
+    // ClusterInstances beside the SiteConfigs are already what convert writes: the operator's.
+    clusterInstanceRenderer: 'operator',
   });
   if (issues.some((issue) => issue.severity === 'error'))
     return { files: [], warnings: [], issues, siteCount: sites.length };
@@ -184,6 +187,13 @@ function convertedText(
       const key = dst.pair.key as Commented;
       key.commentBefore ??= parent.commentBefore;
     }
+  }
+  const ssh = nodeAt(out, ['spec', 'sshPublicKey']);
+  if (ssh?.pair && hasLineBreak(ci.spec.sshPublicKey ?? '')) {
+    const key = ssh.pair.key as Commented;
+    const why =
+      " An empty line after each key: the operator's templates fold a single line break into a space.";
+    key.commentBefore = key.commentBefore ? `${key.commentBefore}\n${why}` : why;
   }
   const header = [
     ` ClusterInstance ${ci.spec.clusterName}, converted by siteforge convert from ${file}`,

@@ -10,6 +10,7 @@ import type { Manifest } from '../compile.js';
 import { emptyResources } from '../resources.js';
 import type { SiteResources } from '../resources.js';
 import type { NameRef, SiteConfig, SiteConfigCluster, SiteConfigNode } from '../types.js';
+import { survivingDoubleQuotes } from './template-quoting.js';
 import { ClusterInstanceApiVersion, ClusterType, DefaultTemplates } from './types.js';
 import type {
   ClusterInstance,
@@ -152,7 +153,11 @@ function clusterInstanceOf(
     pullSecretRef: { name: site.spec.pullSecretRef.name },
     clusterImageSetNameRef:
       cluster.clusterImageSetNameRef ?? site.spec.clusterImageSetNameRef ?? '',
-    sshPublicKey: site.spec.sshPublicKey,
+    // The operator's templates fold its lines into one; written so that each key keeps its line.
+    sshPublicKey:
+      site.spec.sshPublicKey === undefined
+        ? undefined
+        : survivingDoubleQuotes(site.spec.sshPublicKey),
     networkType: cluster.networkType,
     cpuPartitioningMode: cluster.cpuPartitioningMode,
     holdInstallation: cluster.holdInstallation,

@@ -15,6 +15,7 @@ export type {
 export { ClusterInstanceApiVersion, ClusterType, DefaultTemplates } from './types.js';
 export { clusterInstanceSchema } from './schema.js';
 export { isClusterInstanceDocument } from './validate.js';
+export type { ClusterInstanceRenderer } from './validate.js';
 export {
   ClusterInstanceKeys,
   ClusterInstanceWaves,

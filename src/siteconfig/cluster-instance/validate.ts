@@ -22,13 +22,25 @@ import {
 } from '../validate.js';
 import type { DocPlace, DocRef, FleetIndex, IssueCollector, IssueSink } from '../validate.js';
 import { validate as validateSchema } from './schema-validator.generated.js';
+import { NodeTemplateKinds, TemplateKinds } from './compile.js';
+import { hasLineBreak, renderedInDoubleQuotes } from './template-quoting.js';
 import { ClusterInstanceApiVersion, ClusterType, DefaultTemplates } from './types.js';
 import type { ClusterInstance, ClusterInstanceSpec, ExtraMetadata, TemplateRef } from './types.js';
 
 type Path = readonly (string | number)[];
 
+/** Kinds whose objects cluster-level extraLabels and extraAnnotations reach (compile.ts). */
+const CLUSTER_LEVEL_KINDS: ReadonlySet<string> = new Set([...TemplateKinds, 'Namespace']);
+
 /** The schema, compiled ahead of time (scripts/generate-schema-validator.js). */
 const schemaValidator = validateSchema as unknown as ValidateFunction;
+
+/**
+ * Who renders the objects of a ClusterInstance: SiteForge (`--format crs`, the default
+ * assisted-installer templates) or the SiteConfig operator on the hub (`--format
+ * clusterinstance`, which passes the ClusterInstance through).
+ */
+export type ClusterInstanceRenderer = 'siteforge' | 'operator';
 
 /** True for a document SiteForge reads as a ClusterInstance. */
 export function isClusterInstanceDocument(value: unknown): boolean {
@@ -44,12 +56,14 @@ export function isClusterInstanceDocument(value: unknown): boolean {
 /**
  * Checks one ClusterInstance document, reporting every problem into `report`. Cluster names
  * and MACs are recorded in `fleet`, which SiteConfig documents share. Returns the document as
- * plain data (label and annotation values as strings) when it has no error.
+ * plain data (label and annotation values as strings) when it has no error. `renderer` says who
+ * renders its objects: fields only the operator carries out are warned about for SiteForge.
  */
 export function checkClusterInstance(
   doc: DocRef,
   report: IssueCollector,
   fleet: FleetIndex,
+  renderer: ClusterInstanceRenderer = 'siteforge',
 ): ClusterInstance | undefined {
   const before = report.errorCount;
   const broken = checkStructure(doc, report, schemaValidator);
@@ -57,7 +71,7 @@ export function checkClusterInstance(
   const spec = (ci as Partial<ClusterInstance>).spec as unknown;
   if (spec !== null && typeof spec === 'object' && !Array.isArray(spec)) {
     if (!isBroken(broken, '/spec')) {
-      new ClusterInstanceChecker(doc, ci, report, fleet).run();
+      new ClusterInstanceChecker(doc, ci, report, fleet, renderer).run();
     } else if (!isBroken(broken, '/spec/clusterName')) {
       // The rest is unreliable; the name must still be unique across the input.
       checkClusterName(doc, spec as SiteConfigCluster, ['spec'], report, fleet);
@@ -123,6 +137,7 @@ class ClusterInstanceChecker {
     private readonly ci: ClusterInstance,
     private readonly report: IssueCollector,
     private readonly fleet: FleetIndex,
+    private readonly renderer: ClusterInstanceRenderer,
   ) {
     this.spec = ci.spec;
   }
@@ -140,7 +155,8 @@ class ClusterInstanceChecker {
       this.checkExtraLabels(['spec', 'nodes', index], node.extraLabels);
     });
     this.checkNamesAndAnnotations();
-    this.checkTemplateRefs();
+    this.checkSshPublicKey();
+    if (this.renderer === 'siteforge') this.checkFieldsCarriedOut();
   }
 
   /** The rules a SiteConfig cluster has, on the same fields, reported at ClusterInstance paths. */
@@ -340,27 +356,101 @@ class ClusterInstanceChecker {
     }
   }
 
+  /** extraLabels and extraAnnotations for a kind that gets no object at that level. */
+  private checkExtraMetadataKinds(
+    at: Path,
+    owner: { readonly extraLabels?: ExtraMetadata; readonly extraAnnotations?: ExtraMetadata },
+    kinds: ReadonlySet<string>,
+    ignored: (path: Path, message: string, hint: string) => void,
+  ): void {
+    const level = at.length > 1 ? 'node-level' : 'cluster-level';
+    for (const field of ['extraLabels', 'extraAnnotations'] as const) {
+      for (const kind of Object.keys(owner[field] ?? {})) {
+        if (kinds.has(kind)) continue;
+        ignored(
+          [...at, field, kind],
+          `${level} ${field}.${kind} is ignored: no ${kind} is rendered at this level`,
+          `name one of the kinds rendered here: ${[...kinds].sort().join(', ')}`,
+        );
+      }
+    }
+  }
+
   /**
-   * SiteForge renders the default assisted-installer templates for `--format crs`; other
-   * template ConfigMaps live on the hub, so the objects they render cannot be known here.
+   * The templates write sshPublicKey inside double quotes, so the operator (and SiteForge, which
+   * renders as it does) folds two keys on two lines into one line: hosts then authorize only the
+   * first key. An empty line between keys survives as one line break.
    */
-  private checkTemplateRefs(): void {
+  private checkSshPublicKey(): void {
+    const key = this.spec.sshPublicKey;
+    if (key === undefined || !hasLineBreak(key)) return;
+    const keys = (text: string): number =>
+      text.split(/\r\n|\r|\n/).filter((line) => line.trim() !== '').length;
+    if (keys(renderedInDoubleQuotes(key)) >= keys(key)) return;
+    this.issue(
+      'warning',
+      'SSH_KEYS_JOINED',
+      ['spec', 'sshPublicKey'],
+      `sshPublicKey has ${String(keys(key))} lines, which the SiteConfig operator's templates join into one line: only the first key would be authorized`,
+      'put an empty line between the keys (the templates turn it into one line break), or keep a single key',
+    );
+  }
+
+  /**
+   * Fields whose meaning SiteForge does not carry out when it renders the default templates
+   * itself: each is warned about at its key, with what happens instead. Everything else in the
+   * CRD is rendered (compile.ts) or checked. The operator carries some of them out, so
+   * `--format clusterinstance` (renderer `operator`) has no such warning.
+   */
+  private checkFieldsCarriedOut(): void {
+    const ignored = (path: Path, message: string, hint: string): void => {
+      this.report.add(
+        this.doc,
+        'warning',
+        'CLUSTERINSTANCE_FIELD_IGNORED',
+        path,
+        message,
+        hint,
+        'key',
+      );
+    };
+    const { spec } = this;
+    if (spec.reinstall !== undefined)
+      ignored(
+        ['spec', 'reinstall'],
+        'spec.reinstall is ignored: SiteForge renders the objects of the cluster once and never reinstalls it (the SiteConfig operator deletes and re-renders them when reinstall.generation changes)',
+        'use --format clusterinstance so that the SiteConfig operator on the hub reinstalls the cluster, or delete the cluster objects on the hub and sync again',
+      );
+    if (spec.diskEncryption !== undefined)
+      ignored(
+        ['spec', 'diskEncryption'],
+        'spec.diskEncryption is ignored: the default assisted-installer templates do not use it (neither SiteForge nor the operator encrypts disks from it)',
+        'encrypt disks with MachineConfigs in a ConfigMap of extraManifestsRefs (siteforge convert writes them from a SiteConfig), then drop diskEncryption',
+      );
+    if (spec.caBundleRef !== undefined)
+      ignored(
+        ['spec', 'caBundleRef'],
+        'spec.caBundleRef is ignored: the default assisted-installer templates do not use it (only the image-based and hosted-cluster templates do)',
+        'add the CA bundle to the install through installConfigOverrides (additionalTrustBundle), or drop caBundleRef',
+      );
+    this.checkExtraMetadataKinds(['spec'], spec, CLUSTER_LEVEL_KINDS, ignored);
+    spec.nodes.forEach((node, index) => {
+      this.checkExtraMetadataKinds(['spec', 'nodes', index], node, NodeTemplateKinds, ignored);
+    });
     const isDefault = (refs: readonly TemplateRef[], name: string): boolean =>
       refs.length === 1 && refs[0]!.name === name;
-    const note = (path: Path, level: string, name: string): void => {
-      this.issue(
-        'note',
-        'CUSTOM_TEMPLATES',
+    const templates = (path: Path, level: string, name: string): void => {
+      ignored(
         path,
-        `${level} templateRefs are not the default ${name}: --format crs renders the default assisted-installer templates, not these`,
+        `${level} templateRefs are ignored: they name templates other than ${name}, and SiteForge renders the default assisted-installer templates, not these`,
         'use --format clusterinstance to let the SiteConfig operator render your templates on the hub',
       );
     };
-    if (!isDefault(this.spec.templateRefs, DefaultTemplates.cluster))
-      note(['spec', 'templateRefs'], 'cluster-level', DefaultTemplates.cluster);
-    this.spec.nodes.forEach((node, index) => {
+    if (!isDefault(spec.templateRefs, DefaultTemplates.cluster))
+      templates(['spec', 'templateRefs'], 'cluster-level', DefaultTemplates.cluster);
+    spec.nodes.forEach((node, index) => {
       if (!isDefault(node.templateRefs, DefaultTemplates.node))
-        note(['spec', 'nodes', index, 'templateRefs'], 'node-level', DefaultTemplates.node);
+        templates(['spec', 'nodes', index, 'templateRefs'], 'node-level', DefaultTemplates.node);
     });
   }
 }
