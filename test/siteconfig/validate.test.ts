@@ -1364,11 +1364,13 @@ describe('reporting', () => {
   });
 
   it('keeps checking the other clusters when one is structurally broken', () => {
-    let text = swap(compact, '- 10.16.0.5', '- 10.99.0.5'); // not reported: cluster 0 is unreliable
+    // holdInstallation is broken; the VIP rules do not read it, so they still run on cluster 0.
+    let text = swap(compact, '- 10.16.0.5', '- 10.99.0.5');
     text = addToCluster(text, 'holdInstallation: "yes"');
     text += anotherCluster('edge-2').replace('hostPrefix: 23', 'hostPrefix: 12');
     expect(check(text)).toEqual([
       error('INVALID_TYPE', at(text, '"yes"')),
+      error('VIP_OUTSIDE_MACHINE_NETWORK', at(text, '10.99.0.5')),
       error('HOST_PREFIX_INVALID', at(text, 'hostPrefix: 12', '12')),
     ]);
   });
@@ -1411,5 +1413,51 @@ describe('missing fields do not hide other problems', () => {
       .issues.map((i) => i.code)
       .sort();
     expect(codes).toEqual(['CIDR_INVALID', 'MISSING_FIELD']);
+  });
+});
+
+describe('a structural error skips only the checks that read it', () => {
+  // A newcomer's compact cluster with six mistakes: one the schema finds (a misspelt boot mode)
+  // and five that only the cluster rules find. All six arrive in one run.
+  let text = swap(compact, 'hostName: edge-1-m0', 'hostName: Edge_1-m0');
+  text = addAfter(text, 'hostName: Edge_1-m0', 'bootMode: UEFISecure');
+  text = swap(text, '  - 10.16.0.5', '  - 10.16.0.11');
+  text = swap(text, '  - 10.16.0.6', '  - 10.99.0.6');
+  text = swap(text, '        - 172.30.0.0/16', '        - 10.16.0.0/16');
+  text = swap(text, 'macAddress: "0C:42:A1:00:00:12"', 'macAddress: "0C:42:A1:00:00:1Z"');
+
+  it('reports the enum error and every network, VIP, MAC and host-name error of the cluster at once', () => {
+    expect(check(text)).toEqual([
+      error('INVALID_VALUE', at(text, 'bootMode: UEFISecure', 'UEFISecure')),
+      error('HOSTNAME_INVALID', at(text, 'hostName: Edge_1-m0', 'Edge_1-m0')),
+      error('MAC_INVALID', at(text, '0C:42:A1:00:00:1Z', '"0C:42')),
+      error('NETWORK_OVERLAP', at(text, '- 10.16.0.0/16', '10.16.0.0/16')),
+      error('VIP_IS_NODE_IP', at(text, '- 10.16.0.11', '10.16.0.11')),
+      error('VIP_OUTSIDE_MACHINE_NETWORK', at(text, '- 10.99.0.6', '10.99.0.6')),
+    ]);
+  });
+
+  it('still refuses to compile a site with only the structural error', () => {
+    const only = addAfter(compact, 'hostName: edge-1-m0', 'bootMode: UEFISecure');
+    const result = load(only);
+    expect(found(result.issues).map((i) => i.code)).toEqual(['INVALID_VALUE']);
+    expect(result.sites).toEqual([]);
+  });
+
+  it('skips the topology rules when a node role is broken, and still checks the VIPs', () => {
+    const broken = swap(
+      swap(
+        compact,
+        'role: master\n          bmcAddress: redfish-virtualmedia+https://10.16.1.11/',
+        'role: Master\n          bmcAddress: redfish-virtualmedia+https://10.16.1.11/',
+      ),
+      '  - 10.16.0.6',
+      '  - 10.99.0.6',
+    );
+    // With the role misspelt the cluster would count 2 control-plane nodes: no TOPOLOGY_INVALID.
+    expect(check(broken).map((i) => i.code)).toEqual([
+      'INVALID_VALUE',
+      'VIP_OUTSIDE_MACHINE_NETWORK',
+    ]);
   });
 });
