@@ -886,9 +886,10 @@ export function checkClusterName(
     );
   }
   if (name.startsWith('ztp')) {
+    // siteconfig-generator and the hub take the name; it only risks the ZTP policy namespaces.
     report.add(
       doc,
-      'error',
+      'warning',
       'CLUSTER_NAME_RESERVED',
       path,
       `clusterName ${quote(name)} starts with "ztp"`,
@@ -1555,7 +1556,10 @@ export class ClusterChecker {
       !interfaceMacs.has(bootKey) &&
       interfaces.every((nic) => MAC.test(nic.macAddress))
     ) {
-      this.error(
+      // A warning: the host boots from virtual media and is matched by any of its MACs.
+      this.report.add(
+        this.doc,
+        'warning',
         'BOOT_MAC_NOT_IN_INTERFACES',
         bootPath,
         `bootMACAddress ${node.bootMACAddress} is not among nodeNetwork.interfaces`,
@@ -1838,13 +1842,13 @@ export class ClusterChecker {
           'set cpuPartitioningMode: AllNodes on the cluster and a PerformanceProfile instead',
           'key',
         );
+        // siteconfig-generator ignores cpuset on multi-node clusters, and so does the compiler.
         if (!this.isSno && this.topologySound)
-          this.error(
+          this.warn(
             'SNO_ONLY_FIELD',
             [...nodeAt, 'cpuset'],
-            'cpuset (workload partitioning) is only supported on single-node clusters',
+            'cpuset is ignored: workload partitioning by cpuset applies to single-node clusters only',
             'remove cpuset, or use cpuPartitioningMode: AllNodes',
-            'key',
           );
       }
       if (!this.sound('nodes', index, 'diskPartition')) return;

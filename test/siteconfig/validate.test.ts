@@ -507,9 +507,11 @@ describe('names and labels', () => {
     expect(check(text)).toEqual([error('CLUSTER_NAME_INVALID', at(text, long))]);
   });
 
-  it('rejects a clusterName starting with "ztp", which ZTP reserves', () => {
+  it('warns about a clusterName starting with "ztp", which ZTP uses for policy namespaces, and still loads it', () => {
+    // siteconfig-generator takes the name and the hub accepts the namespace: a warning, not an error.
     const text = swap(base, 'clusterName: edge-1', 'clusterName: ztp-edge-1');
-    expect(check(text)).toEqual([error('CLUSTER_NAME_RESERVED', at(text, 'ztp-edge-1'))]);
+    expect(check(text)).toEqual([warning('CLUSTER_NAME_RESERVED', at(text, 'ztp-edge-1'))]);
+    expect(load(text).sites).toHaveLength(1);
   });
 
   it('rejects two clusters with the same name in one site', () => {
@@ -866,15 +868,17 @@ describe('nodes and MACs', () => {
     );
   });
 
-  it('rejects a boot MAC that none of the listed interfaces has', () => {
+  it('warns about a boot MAC that none of the listed interfaces has, and still loads the site', () => {
+    // The host boots from virtual media and is matched by any of its MACs: the install goes on.
     const text = swap(
       base,
       'bootMACAddress: "0C:42:A1:00:00:10"',
       'bootMACAddress: "0C:42:A1:00:00:1F"',
     );
     expect(check(text)).toEqual([
-      error('BOOT_MAC_NOT_IN_INTERFACES', at(text, '"0C:42:A1:00:00:1F"')),
+      warning('BOOT_MAC_NOT_IN_INTERFACES', at(text, '"0C:42:A1:00:00:1F"')),
     ]);
+    expect(load(text).sites).toHaveLength(1);
   });
 });
 
@@ -1137,12 +1141,13 @@ describe('single-node and version-specific fields', () => {
     expect(check(addToNode(base, ...diskPartition))).toEqual([]);
   });
 
-  it('rejects cpuset on a multi-node cluster', () => {
+  it('warns that cpuset on a multi-node cluster is ignored, as siteconfig-generator ignores it', () => {
     const text = addToNode(compact, 'cpuset: 0-1');
     expect(check(text)).toEqual([
       warning('DEPRECATED_FIELD', at(text, 'cpuset:')),
-      error('SNO_ONLY_FIELD', at(text, 'cpuset:')),
+      warning('SNO_ONLY_FIELD', at(text, 'cpuset:')),
     ]);
+    expect(load(text).sites).toHaveLength(1);
   });
 
   it('rejects diskPartition on a multi-node cluster once, however many disks it lists', () => {
@@ -1353,7 +1358,7 @@ describe('reporting', () => {
     const issues = load(text).issues;
     expect(found(issues)).toEqual([
       warning('UNKNOWN_FIELD', at(text, 'holdInstalation')),
-      error('CLUSTER_NAME_RESERVED', at(text, 'ztp-edge-1')),
+      warning('CLUSTER_NAME_RESERVED', at(text, 'ztp-edge-1')),
       error('NMSTATE_ROUTE_INTERFACE_UNKNOWN', at(text, 'eno9')),
       error('MAC_INVALID', at(text, '"0C:42:A1:00:00:1"')),
       error('HOST_PREFIX_INVALID', at(text, 'hostPrefix: 12', '12')),

@@ -63,10 +63,10 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
           'write CPU ids and ranges, e.g. 0-1,52-53',
         );
       if (!sno)
-        error(
+        warning(
           [...at, 'cpuset'],
           'SNO_ONLY_FIELD',
-          'cpuset (workload partitioning) is only supported on single-node clusters',
+          'cpuset is ignored: workload partitioning by cpuset applies to single-node clusters only',
           'remove cpuset, or use cpuPartitioningMode: AllNodes',
         );
     }
