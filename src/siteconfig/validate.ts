@@ -1895,7 +1895,10 @@ export class ClusterChecker {
       const mode = filter.inclusionDefault ?? 'include';
       const wrong = mode === 'include' ? 'include' : 'exclude';
       if (filter[wrong] !== undefined) {
-        this.error(
+        // siteconfig-generator refuses entries in the wrong list and takes an empty one.
+        this.report.add(
+          this.doc,
+          filter[wrong].length > 0 ? 'error' : 'warning',
           'FILTER_INVALID',
           [...at, 'extraManifests', 'filter', wrong],
           `filter.${wrong} has no effect when inclusionDefault is ${mode}`,

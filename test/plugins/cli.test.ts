@@ -209,6 +209,11 @@ describe('what siteconfig-generator accepts is a warning, not an error', () => {
       text: snoSite({ name: 'ztp-edge' }),
     },
     {
+      code: 'FILTER_INVALID',
+      what: 'an empty include list when extra manifests are included by default',
+      text: snoSite({ cluster: '      extraManifests:\n        filter:\n          include: []\n' }),
+    },
+    {
       code: 'BOOT_MAC_NOT_IN_INTERFACES',
       what: 'a boot MAC that no listed interface has',
       text: snoSite({

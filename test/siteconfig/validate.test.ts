@@ -1204,6 +1204,19 @@ describe('single-node and version-specific fields', () => {
     expect(check(text)).toEqual([error('FILTER_INVALID', at(text, 'exclude:'))]);
   });
 
+  it('warns about an empty list of the unused mode, which siteconfig-generator takes, and still loads the site', () => {
+    const text = addToCluster(
+      base,
+      'extraManifests:',
+      '  filter:',
+      '    include: []',
+      '    exclude:',
+      '      - 03-sctp-machine-config-worker.yaml',
+    );
+    expect(check(text)).toEqual([warning('FILTER_INVALID', at(text, 'include:'))]);
+    expect(load(text).sites).toHaveLength(1);
+  });
+
   it('accepts a filter that lists the files to drop', () => {
     const text = addToCluster(
       base,
