@@ -694,6 +694,21 @@ export function isBroken(broken: readonly string[], pointer: string): boolean {
   );
 }
 
+/** True when a structural error lies at or above `pointer` (the value itself is unusable). */
+function isBrokenAt(broken: readonly string[], pointer: string): boolean {
+  return broken.some((p) => p === '' || p === pointer || pointer.startsWith(`${p}/`));
+}
+
+/**
+ * True when the cluster rules can run on a cluster with structural errors: the cluster is a map
+ * and its nodes a list of maps. Each rule then skips what it reads from a broken value.
+ */
+function hasSoundShape(broken: readonly string[], pointer: string, cluster: object): boolean {
+  if (isBrokenAt(broken, pointer) || isBrokenAt(broken, `${pointer}/nodes`)) return false;
+  const nodes = (cluster as { nodes?: unknown }).nodes;
+  return Array.isArray(nodes) && nodes.every((node) => isPlainObject(node));
+}
+
 function checkSemantics(
   doc: DocRef,
   site: SiteConfig,
@@ -710,10 +725,19 @@ function checkSemantics(
   clusters.forEach((cluster, index) => {
     const pointer = `/spec/clusters/${String(index)}`;
     if (cluster === null || typeof cluster !== 'object') return;
-    if (!isBroken(broken, pointer)) {
-      new ClusterChecker(doc, site, cluster, ['spec', 'clusters', index], report, fleet).run();
+    if (hasSoundShape(broken, pointer, cluster)) {
+      // A structural error elsewhere in the cluster only skips the checks that read it.
+      new ClusterChecker(
+        doc,
+        site,
+        cluster,
+        ['spec', 'clusters', index],
+        report,
+        fleet,
+        broken,
+      ).run();
     } else if (!isBroken(broken, `${pointer}/clusterName`)) {
-      // The rest of the cluster is unreliable; its name still has to be unique.
+      // The cluster or its node list is no map or list: only its name can still be checked.
       checkClusterName(doc, cluster, ['spec', 'clusters', index], report, fleet);
     }
   });
@@ -876,9 +900,10 @@ export function checkClusterName(
     );
   }
   if (name.startsWith('ztp')) {
+    // siteconfig-generator and the hub take the name; it only risks the ZTP policy namespaces.
     report.add(
       doc,
-      'error',
+      'warning',
       'CLUSTER_NAME_RESERVED',
       path,
       `clusterName ${quote(name)} starts with "ztp"`,
@@ -914,7 +939,13 @@ export class ClusterChecker {
   private readonly workers: number;
   private machineNetworks: { cidr: Cidr; path: Path }[] = [];
   private nodeIps: { ip: IpAddress; path: Path; host: string }[] = [];
+  /** False when a node's role has a structural error: the node counts are then unknown. */
+  private readonly topologySound: boolean;
 
+  /**
+   * `broken` lists the JSON pointers of the document's structural errors: every rule skips what
+   * it would read from a broken value, and runs on the rest.
+   */
   constructor(
     private readonly doc: DocRef,
     private readonly site: SiteConfig,
@@ -922,9 +953,18 @@ export class ClusterChecker {
     private readonly at: Path,
     private readonly report: IssueSink,
     private readonly fleet: FleetIndex,
+    private readonly broken: readonly string[] = [],
   ) {
     this.masters = cluster.nodes.filter((node) => (node.role ?? 'master') === 'master').length;
     this.workers = cluster.nodes.length - this.masters;
+    this.topologySound = cluster.nodes.every((_, index) => this.sound('nodes', index, 'role'));
+  }
+
+  /** True when no structural error lies at, below or above the cluster's field `path`. */
+  private sound(...path: Path): boolean {
+    return (
+      this.broken.length === 0 || !isBroken(this.broken, `/${[...this.at, ...path].join('/')}`)
+    );
   }
 
   private error(
@@ -947,7 +987,7 @@ export class ClusterChecker {
 
   run(): void {
     const { cluster, at } = this;
-    checkClusterName(this.doc, cluster, at, this.report, this.fleet);
+    if (this.sound('clusterName')) checkClusterName(this.doc, cluster, at, this.report, this.fleet);
     if (
       cluster.clusterImageSetNameRef === undefined &&
       this.site.spec.clusterImageSetNameRef === undefined
@@ -981,7 +1021,7 @@ export class ClusterChecker {
 
   private checkJsonFields(): void {
     const { cluster, at } = this;
-    if (cluster.installConfigOverrides !== undefined) {
+    if (cluster.installConfigOverrides !== undefined && this.sound('installConfigOverrides')) {
       const parsed = parseJsonField(cluster.installConfigOverrides);
       if ('problem' in parsed || !isPlainObject(parsed.value)) {
         this.error(
@@ -992,7 +1032,7 @@ export class ClusterChecker {
         );
       }
     }
-    if (cluster.ignitionConfigOverride !== undefined)
+    if (cluster.ignitionConfigOverride !== undefined && this.sound('ignitionConfigOverride'))
       this.checkIgnition([...at, 'ignitionConfigOverride'], cluster.ignitionConfigOverride);
   }
 
@@ -1047,6 +1087,11 @@ export class ClusterChecker {
     ]);
     cluster.nodes.forEach((node, index) => {
       const nodeAt = (): Path => [...at, 'nodes', index];
+      if (
+        !this.sound('nodes', index, 'bmcCredentialsName') ||
+        !this.sound('nodes', index, 'bmcCredentials')
+      )
+        return;
       checkObjectName(doc, report, node.bmcCredentialsName?.name, 'BMC credentials Secret', () => [
         ...nodeAt(),
         'bmcCredentialsName',
@@ -1068,6 +1113,7 @@ export class ClusterChecker {
   }
 
   private checkLabels(): void {
+    if (!this.sound('clusterLabels')) return;
     const labels = this.cluster.clusterLabels ?? {};
     for (const [key, value] of Object.entries(labels)) {
       const path = [...this.at, 'clusterLabels', key];
@@ -1096,7 +1142,7 @@ export class ClusterChecker {
     const { cluster, at } = this;
     for (const field of ['httpProxy', 'httpsProxy'] as const) {
       const url = cluster.proxy?.[field];
-      if (url === undefined || url === '') continue;
+      if (url === undefined || url === '' || !this.sound('proxy', field)) continue;
       let ok = false;
       try {
         const parsed = new URL(url);
@@ -1115,6 +1161,7 @@ export class ClusterChecker {
           'write it as http://user:pass@proxy.example.com:3128',
         );
     }
+    if (!this.sound('additionalNTPSources')) return;
     (cluster.additionalNTPSources ?? []).forEach((source, index) => {
       if (!parseIp(source) && !isDnsSubdomain(source.toLowerCase())) {
         this.error(
@@ -1135,6 +1182,7 @@ export class ClusterChecker {
     viaCidr: boolean,
   ): { cidr: Cidr; path: Path }[] {
     const result: { cidr: Cidr; path: Path }[] = [];
+    if (!this.sound(field)) return result;
     (entries ?? []).forEach((entry, index) => {
       const path = viaCidr ? [...this.at, field, index, 'cidr'] : [...this.at, field, index];
       const text = typeof entry === 'string' ? entry : entry.cidr;
@@ -1166,7 +1214,7 @@ export class ClusterChecker {
     this.machineNetworks = this.parseCidrList('machineNetwork', cluster.machineNetwork, true);
     const clusterNetworks = this.parseCidrList('clusterNetwork', cluster.clusterNetwork, true);
     const serviceNetworks = this.parseCidrList('serviceNetwork', cluster.serviceNetwork, false);
-    (cluster.clusterNetwork ?? []).forEach((entry, index) => {
+    (this.sound('clusterNetwork') ? (cluster.clusterNetwork ?? []) : []).forEach((entry, index) => {
       const cidr = parseCidr(entry.cidr);
       if (!cidr || entry.hostPrefix === undefined) return;
       const bits = cidr.family === 4 ? 32 : 128;
@@ -1239,11 +1287,16 @@ export class ClusterChecker {
 
   private checkTopologyAndVips(): void {
     const { cluster, at } = this;
+    // Which VIPs a cluster needs depends on its topology: both must be sound to check either.
+    if (!['apiVIPs', 'apiVIP', 'ingressVIPs', 'ingressVIP'].every((field) => this.sound(field)))
+      return;
     const apiVips = this.vipList('apiVIPs', 'apiVIP');
     const ingressVips = this.vipList('ingressVIPs', 'ingressVIP');
     const hasVips = apiVips.length > 0 || ingressVips.length > 0;
     const topology = `${String(this.masters)} control-plane and ${String(this.workers)} worker node(s)`;
-    if (this.masters === 1) {
+    if (!this.topologySound) {
+      // A node role is broken: the counts are unknown, and so is whether VIPs are needed.
+    } else if (this.masters === 1) {
       if (hasVips) {
         this.error(
           'SNO_WITH_VIPS',
@@ -1269,7 +1322,7 @@ export class ClusterChecker {
         'use 1 control-plane node (single-node, optionally with workers added later), or 3 control-plane nodes with 0 workers (compact) or 2+ workers (standard)',
       );
     }
-    if (this.masters === 3 && this.workers === 1) {
+    if (this.topologySound && this.masters === 3 && this.workers === 1) {
       this.error(
         'TOPOLOGY_INVALID',
         [...at, 'nodes'],
@@ -1403,6 +1456,10 @@ export class ClusterChecker {
     const hostNames = new Map<string, number>();
     this.cluster.nodes.forEach((node, index) => {
       const at = [...this.at, 'nodes', index];
+      if (!this.sound('nodes', index, 'hostName')) {
+        this.checkNode(node, at);
+        return;
+      }
       const first = hostNames.get(node.hostName);
       if (!isDnsSubdomain(node.hostName)) {
         this.error(
@@ -1441,7 +1498,8 @@ export class ClusterChecker {
   }
 
   private checkNode(node: SiteConfigNode, at: Path): void {
-    if (node.remove === true && (node.role ?? 'master') === 'master') {
+    const sound = (...path: Path): boolean => this.sound(...at.slice(this.at.length), ...path);
+    if (node.remove === true && (node.role ?? 'master') === 'master' && this.topologySound) {
       if (this.isSno) {
         this.error(
           'REMOVE_SNO_CONTROL_PLANE',
@@ -1458,8 +1516,10 @@ export class ClusterChecker {
         );
       }
     }
-    const bmc = parseBmcAddress(node.bmcAddress);
-    if ('problem' in bmc) {
+    const bmc = sound('bmcAddress') ? parseBmcAddress(node.bmcAddress) : undefined;
+    if (bmc === undefined) {
+      // reported by the schema
+    } else if ('problem' in bmc) {
       this.error(
         'BMC_ADDRESS_INVALID',
         [...at, 'bmcAddress'],
@@ -1478,9 +1538,13 @@ export class ClusterChecker {
     }
     const macs = new Map<string, Path>();
     const bootPath = [...at, 'bootMACAddress'];
-    const bootKey = this.macKey(bootPath, node.bootMACAddress);
+    const bootKey = sound('bootMACAddress')
+      ? this.macKey(bootPath, node.bootMACAddress)
+      : undefined;
     if (bootKey) macs.set(bootKey, bootPath);
-    const interfaces = node.nodeNetwork?.interfaces ?? [];
+    const interfaces = sound('nodeNetwork', 'interfaces')
+      ? (node.nodeNetwork?.interfaces ?? [])
+      : [];
     const interfaceNames = new Set<string>();
     const interfaceMacs = new Set<string>();
     interfaces.forEach((nic, index) => {
@@ -1506,7 +1570,10 @@ export class ClusterChecker {
       !interfaceMacs.has(bootKey) &&
       interfaces.every((nic) => MAC.test(nic.macAddress))
     ) {
-      this.error(
+      // A warning: the host boots from virtual media and is matched by any of its MACs.
+      this.report.add(
+        this.doc,
+        'warning',
         'BOOT_MAC_NOT_IN_INTERFACES',
         bootPath,
         `bootMACAddress ${node.bootMACAddress} is not among nodeNetwork.interfaces`,
@@ -1514,7 +1581,7 @@ export class ClusterChecker {
       );
     }
     for (const [key, path] of macs) this.claimMac(node, key, path);
-    if (node.nodeNetwork?.config !== undefined)
+    if (node.nodeNetwork?.config !== undefined && sound('nodeNetwork', 'config'))
       this.checkNmstate(
         node,
         [...at, 'nodeNetwork', 'config'],
@@ -1522,7 +1589,7 @@ export class ClusterChecker {
         interfaceNames,
       );
     const minSize = node.rootDeviceHints?.minSizeGigabytes;
-    if (minSize !== undefined)
+    if (minSize !== undefined && sound('rootDeviceHints', 'minSizeGigabytes'))
       this.checkInteger([...at, 'rootDeviceHints', 'minSizeGigabytes'], minSize);
     if (node.hardwareProfile !== undefined) {
       this.warn(
@@ -1532,7 +1599,7 @@ export class ClusterChecker {
         'remove it',
       );
     }
-    if (node.installerArgs !== undefined) {
+    if (node.installerArgs !== undefined && sound('installerArgs')) {
       const parsed = parseJsonField(node.installerArgs);
       if (
         'problem' in parsed ||
@@ -1547,9 +1614,9 @@ export class ClusterChecker {
         );
       }
     }
-    if (node.ignitionConfigOverride !== undefined)
+    if (node.ignitionConfigOverride !== undefined && sound('ignitionConfigOverride'))
       this.checkIgnition([...at, 'ignitionConfigOverride'], node.ignitionConfigOverride);
-    const nodeLabels = node.nodeLabels ?? {};
+    const nodeLabels = sound('nodeLabels') ? (node.nodeLabels ?? {}) : {};
     for (const [key, value] of Object.entries(nodeLabels)) {
       const problem = labelKeyProblem(key);
       if (problem)
@@ -1739,7 +1806,7 @@ export class ClusterChecker {
 
   /** A node with static addresses needs one inside the machine network of each family it uses. */
   private checkNodeInMachineNetwork(node: SiteConfigNode): void {
-    if (this.cluster.machineNetwork === undefined) return;
+    if (this.cluster.machineNetwork === undefined || !this.sound('machineNetwork')) return;
     const networks = this.cluster.machineNetwork
       .map((n) => parseCidr(n.cidr))
       .filter((c): c is Cidr => c !== undefined);
@@ -1779,7 +1846,7 @@ export class ClusterChecker {
     const { cluster, at } = this;
     cluster.nodes.forEach((node, index) => {
       const nodeAt = [...at, 'nodes', index];
-      if (node.cpuset !== undefined) {
+      if (node.cpuset !== undefined && this.sound('nodes', index, 'cpuset')) {
         this.report.add(
           this.doc,
           'warning',
@@ -1789,16 +1856,17 @@ export class ClusterChecker {
           'set cpuPartitioningMode: AllNodes on the cluster and a PerformanceProfile instead',
           'key',
         );
-        if (!this.isSno)
-          this.error(
+        // siteconfig-generator ignores cpuset on multi-node clusters, and so does the compiler.
+        if (!this.isSno && this.topologySound)
+          this.warn(
             'SNO_ONLY_FIELD',
             [...nodeAt, 'cpuset'],
-            'cpuset (workload partitioning) is only supported on single-node clusters',
+            'cpuset is ignored: workload partitioning by cpuset applies to single-node clusters only',
             'remove cpuset, or use cpuPartitioningMode: AllNodes',
-            'key',
           );
       }
-      if ((node.diskPartition ?? []).length > 0 && !this.isSno) {
+      if (!this.sound('nodes', index, 'diskPartition')) return;
+      if ((node.diskPartition ?? []).length > 0 && !this.isSno && this.topologySound) {
         this.error(
           'SNO_ONLY_FIELD',
           [...nodeAt, 'diskPartition'],
@@ -1837,11 +1905,14 @@ export class ClusterChecker {
       });
     });
     const filter = cluster.extraManifests?.filter;
-    if (filter) {
+    if (filter && this.sound('extraManifests', 'filter')) {
       const mode = filter.inclusionDefault ?? 'include';
       const wrong = mode === 'include' ? 'include' : 'exclude';
       if (filter[wrong] !== undefined) {
-        this.error(
+        // siteconfig-generator refuses entries in the wrong list and takes an empty one.
+        this.report.add(
+          this.doc,
+          filter[wrong].length > 0 ? 'error' : 'warning',
           'FILTER_INVALID',
           [...at, 'extraManifests', 'filter', wrong],
           `filter.${wrong} has no effect when inclusionDefault is ${mode}`,

@@ -184,6 +184,57 @@ describe('invalid input', () => {
   });
 });
 
+describe('what siteconfig-generator accepts is a warning, not an error', () => {
+  /** Two more control-plane nodes and VIPs: the single-node site becomes a compact cluster. */
+  const compactNodes = [2, 3]
+    .map(
+      (n) => `        - hostName: sno1-node${String(n)}
+          bmcAddress: redfish-virtualmedia://10.0.1.${String(n)}/redfish/v1/Systems/1
+          bmcCredentialsName:
+            name: sno1-bmc${String(n)}
+          bootMACAddress: "aa:bb:cc:00:00:0${String(n)}"
+`,
+    )
+    .join('');
+  const vips = '      apiVIPs:\n        - 10.0.0.5\n      ingressVIPs:\n        - 10.0.0.6\n';
+  const cases = [
+    {
+      code: 'SNO_ONLY_FIELD',
+      what: 'cpuset on a compact cluster (ignored)',
+      text: snoSite({ cluster: vips, node: '          cpuset: "0-1"\n' + compactNodes }),
+    },
+    {
+      code: 'CLUSTER_NAME_RESERVED',
+      what: 'a cluster name starting with ztp',
+      text: snoSite({ name: 'ztp-edge' }),
+    },
+    {
+      code: 'FILTER_INVALID',
+      what: 'an empty include list when extra manifests are included by default',
+      text: snoSite({ cluster: '      extraManifests:\n        filter:\n          include: []\n' }),
+    },
+    {
+      code: 'BOOT_MAC_NOT_IN_INTERFACES',
+      what: 'a boot MAC that no listed interface has',
+      text: snoSite({
+        node: '          nodeNetwork:\n            interfaces:\n              - name: eno1\n                macAddress: "aa:bb:cc:00:00:99"\n',
+      }),
+    },
+  ];
+
+  it.each(cases)('validates $what with a warning, and fails it with --strict', ({ code, text }) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'site.yaml'), text);
+    const plain = siteforge(['validate', dir]);
+    expect(plain.stderr).toContain(`warning ${code}`);
+    expect(plain.stderr).not.toContain('error ');
+    expect(plain.status).toBe(0);
+    const strict = siteforge(['validate', '--strict', dir]);
+    expect(strict.stderr).toContain(`error ${code}`);
+    expect(strict.status).toBe(1);
+  });
+});
+
 describe('usage', () => {
   it('prints help and the version', () => {
     expect(siteforge(['--help']).stdout).toContain('Usage: siteforge <command>');

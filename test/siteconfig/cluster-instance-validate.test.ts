@@ -348,7 +348,7 @@ describe('the SiteConfig rules, at ClusterInstance positions', () => {
     expect(check(text)).toEqual([
       error('HOSTNAME_INVALID', at(text, 'hostName: CI_1', 'CI_1')),
       error('BMC_ADDRESS_INVALID', at(text, 'floppy://')),
-      error('BOOT_MAC_NOT_IN_INTERFACES', at(text, '"0C:42:A1:00:00:99"', '"')),
+      warning('BOOT_MAC_NOT_IN_INTERFACES', at(text, '"0C:42:A1:00:00:99"', '"')),
       error('INSTALLER_ARGS_INVALID', at(text, '"--append-karg"')),
       error('IGNITION_OVERRIDE_INVALID', at(text, 'ignitionConfigOverride:', '"{}"')),
     ]);

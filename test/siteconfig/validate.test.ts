@@ -507,9 +507,11 @@ describe('names and labels', () => {
     expect(check(text)).toEqual([error('CLUSTER_NAME_INVALID', at(text, long))]);
   });
 
-  it('rejects a clusterName starting with "ztp", which ZTP reserves', () => {
+  it('warns about a clusterName starting with "ztp", which ZTP uses for policy namespaces, and still loads it', () => {
+    // siteconfig-generator takes the name and the hub accepts the namespace: a warning, not an error.
     const text = swap(base, 'clusterName: edge-1', 'clusterName: ztp-edge-1');
-    expect(check(text)).toEqual([error('CLUSTER_NAME_RESERVED', at(text, 'ztp-edge-1'))]);
+    expect(check(text)).toEqual([warning('CLUSTER_NAME_RESERVED', at(text, 'ztp-edge-1'))]);
+    expect(load(text).sites).toHaveLength(1);
   });
 
   it('rejects two clusters with the same name in one site', () => {
@@ -866,15 +868,17 @@ describe('nodes and MACs', () => {
     );
   });
 
-  it('rejects a boot MAC that none of the listed interfaces has', () => {
+  it('warns about a boot MAC that none of the listed interfaces has, and still loads the site', () => {
+    // The host boots from virtual media and is matched by any of its MACs: the install goes on.
     const text = swap(
       base,
       'bootMACAddress: "0C:42:A1:00:00:10"',
       'bootMACAddress: "0C:42:A1:00:00:1F"',
     );
     expect(check(text)).toEqual([
-      error('BOOT_MAC_NOT_IN_INTERFACES', at(text, '"0C:42:A1:00:00:1F"')),
+      warning('BOOT_MAC_NOT_IN_INTERFACES', at(text, '"0C:42:A1:00:00:1F"')),
     ]);
+    expect(load(text).sites).toHaveLength(1);
   });
 });
 
@@ -1137,12 +1141,13 @@ describe('single-node and version-specific fields', () => {
     expect(check(addToNode(base, ...diskPartition))).toEqual([]);
   });
 
-  it('rejects cpuset on a multi-node cluster', () => {
+  it('warns that cpuset on a multi-node cluster is ignored, as siteconfig-generator ignores it', () => {
     const text = addToNode(compact, 'cpuset: 0-1');
     expect(check(text)).toEqual([
       warning('DEPRECATED_FIELD', at(text, 'cpuset:')),
-      error('SNO_ONLY_FIELD', at(text, 'cpuset:')),
+      warning('SNO_ONLY_FIELD', at(text, 'cpuset:')),
     ]);
+    expect(load(text).sites).toHaveLength(1);
   });
 
   it('rejects diskPartition on a multi-node cluster once, however many disks it lists', () => {
@@ -1197,6 +1202,19 @@ describe('single-node and version-specific fields', () => {
       '      - 03-sctp-machine-config-worker.yaml',
     );
     expect(check(text)).toEqual([error('FILTER_INVALID', at(text, 'exclude:'))]);
+  });
+
+  it('warns about an empty list of the unused mode, which siteconfig-generator takes, and still loads the site', () => {
+    const text = addToCluster(
+      base,
+      'extraManifests:',
+      '  filter:',
+      '    include: []',
+      '    exclude:',
+      '      - 03-sctp-machine-config-worker.yaml',
+    );
+    expect(check(text)).toEqual([warning('FILTER_INVALID', at(text, 'include:'))]);
+    expect(load(text).sites).toHaveLength(1);
   });
 
   it('accepts a filter that lists the files to drop', () => {
@@ -1353,7 +1371,7 @@ describe('reporting', () => {
     const issues = load(text).issues;
     expect(found(issues)).toEqual([
       warning('UNKNOWN_FIELD', at(text, 'holdInstalation')),
-      error('CLUSTER_NAME_RESERVED', at(text, 'ztp-edge-1')),
+      warning('CLUSTER_NAME_RESERVED', at(text, 'ztp-edge-1')),
       error('NMSTATE_ROUTE_INTERFACE_UNKNOWN', at(text, 'eno9')),
       error('MAC_INVALID', at(text, '"0C:42:A1:00:00:1"')),
       error('HOST_PREFIX_INVALID', at(text, 'hostPrefix: 12', '12')),
@@ -1364,11 +1382,13 @@ describe('reporting', () => {
   });
 
   it('keeps checking the other clusters when one is structurally broken', () => {
-    let text = swap(compact, '- 10.16.0.5', '- 10.99.0.5'); // not reported: cluster 0 is unreliable
+    // holdInstallation is broken; the VIP rules do not read it, so they still run on cluster 0.
+    let text = swap(compact, '- 10.16.0.5', '- 10.99.0.5');
     text = addToCluster(text, 'holdInstallation: "yes"');
     text += anotherCluster('edge-2').replace('hostPrefix: 23', 'hostPrefix: 12');
     expect(check(text)).toEqual([
       error('INVALID_TYPE', at(text, '"yes"')),
+      error('VIP_OUTSIDE_MACHINE_NETWORK', at(text, '10.99.0.5')),
       error('HOST_PREFIX_INVALID', at(text, 'hostPrefix: 12', '12')),
     ]);
   });
@@ -1411,5 +1431,51 @@ describe('missing fields do not hide other problems', () => {
       .issues.map((i) => i.code)
       .sort();
     expect(codes).toEqual(['CIDR_INVALID', 'MISSING_FIELD']);
+  });
+});
+
+describe('a structural error skips only the checks that read it', () => {
+  // A newcomer's compact cluster with six mistakes: one the schema finds (a misspelt boot mode)
+  // and five that only the cluster rules find. All six arrive in one run.
+  let text = swap(compact, 'hostName: edge-1-m0', 'hostName: Edge_1-m0');
+  text = addAfter(text, 'hostName: Edge_1-m0', 'bootMode: UEFISecure');
+  text = swap(text, '  - 10.16.0.5', '  - 10.16.0.11');
+  text = swap(text, '  - 10.16.0.6', '  - 10.99.0.6');
+  text = swap(text, '        - 172.30.0.0/16', '        - 10.16.0.0/16');
+  text = swap(text, 'macAddress: "0C:42:A1:00:00:12"', 'macAddress: "0C:42:A1:00:00:1Z"');
+
+  it('reports the enum error and every network, VIP, MAC and host-name error of the cluster at once', () => {
+    expect(check(text)).toEqual([
+      error('INVALID_VALUE', at(text, 'bootMode: UEFISecure', 'UEFISecure')),
+      error('HOSTNAME_INVALID', at(text, 'hostName: Edge_1-m0', 'Edge_1-m0')),
+      error('MAC_INVALID', at(text, '0C:42:A1:00:00:1Z', '"0C:42')),
+      error('NETWORK_OVERLAP', at(text, '- 10.16.0.0/16', '10.16.0.0/16')),
+      error('VIP_IS_NODE_IP', at(text, '- 10.16.0.11', '10.16.0.11')),
+      error('VIP_OUTSIDE_MACHINE_NETWORK', at(text, '- 10.99.0.6', '10.99.0.6')),
+    ]);
+  });
+
+  it('still refuses to compile a site with only the structural error', () => {
+    const only = addAfter(compact, 'hostName: edge-1-m0', 'bootMode: UEFISecure');
+    const result = load(only);
+    expect(found(result.issues).map((i) => i.code)).toEqual(['INVALID_VALUE']);
+    expect(result.sites).toEqual([]);
+  });
+
+  it('skips the topology rules when a node role is broken, and still checks the VIPs', () => {
+    const broken = swap(
+      swap(
+        compact,
+        'role: master\n          bmcAddress: redfish-virtualmedia+https://10.16.1.11/',
+        'role: Master\n          bmcAddress: redfish-virtualmedia+https://10.16.1.11/',
+      ),
+      '  - 10.16.0.6',
+      '  - 10.99.0.6',
+    );
+    // With the role misspelt the cluster would count 2 control-plane nodes: no TOPOLOGY_INVALID.
+    expect(check(broken).map((i) => i.code)).toEqual([
+      'INVALID_VALUE',
+      'VIP_OUTSIDE_MACHINE_NETWORK',
+    ]);
   });
 });

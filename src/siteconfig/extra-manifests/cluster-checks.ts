@@ -1,8 +1,9 @@
 /**
  * Checks of the cluster fields that only extra manifests consume: `nodes[].cpuset`,
  * `nodes[].diskPartition` and `diskEncryption`. siteconfig-generator checked a few of these
- * while reading YAML (partition start and size) and silently ignored the rest (cpuset on a
- * multi-node cluster, Tang without servers); here every one is reported at its field.
+ * while reading YAML (partition start and size) and silently ignored the rest (Tang without
+ * servers); here every one is reported at its field. cpuset on a multi-node cluster is ignored
+ * as upstream ignores it (validation warns about it).
  */
 import { quote } from '../../shared/errors.js';
 import { cleanMountPoint, partitionLabel } from './template-data.js';
@@ -62,13 +63,7 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
           `cpuset ${quote(node.cpuset)} is not a CPU list`,
           'write CPU ids and ranges, e.g. 0-1,52-53',
         );
-      if (!sno)
-        error(
-          [...at, 'cpuset'],
-          'SNO_ONLY_FIELD',
-          'cpuset (workload partitioning) is only supported on single-node clusters',
-          'remove cpuset, or use cpuPartitioningMode: AllNodes',
-        );
+      // On a multi-node cluster cpuset is ignored, as upstream ignores it; validation warns.
     }
     const disks = node.diskPartition ?? [];
     if (disks.length === 0) return;
