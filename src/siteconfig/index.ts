@@ -8,19 +8,15 @@ export type {
   SiteConfigSpec,
 } from './types.js';
 export { siteConfigSchema } from './schema.js';
-export {
-  FleetIndex,
-  loadSiteConfigs,
-  normalizeSiteConfig,
-  validateSiteConfig,
-} from './validate.js';
+export { FleetIndex, normalizeSiteConfig } from './validate.js';
+export { loadSiteConfigs, validateSiteConfig } from './load.js';
 export type {
   LoadedClusterInstance,
   LoadedSiteConfig,
   LoadOptions,
   LoadResult,
   SourceFile,
-} from './validate.js';
+} from './load.js';
 export {
   compileFleet,
   compileSiteConfig,

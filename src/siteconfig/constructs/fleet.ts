@@ -16,7 +16,8 @@ import type {
   SiteConfigNode,
   SiteConfigSpec,
 } from '../types.js';
-import { FleetIndex, normalizeSiteConfig, validateSiteConfig } from '../validate.js';
+import { validateSiteConfig } from '../load.js';
+import { FleetIndex, normalizeSiteConfig } from '../validate.js';
 import { EmittedKinds } from './kinds.js';
 
 /** Props of a Site: the `spec` of a SiteConfig, plus its name and format version. */
