@@ -398,9 +398,14 @@ function isBrokenAt(broken: readonly string[], pointer: string): boolean {
 
 /**
  * True when the cluster rules can run on a cluster with structural errors: the cluster is a map
- * and its nodes a list of maps. Each rule then skips what it reads from a broken value.
+ * and its nodes a list of maps. Each rule then skips what it reads from a broken value. Also
+ * asked of a ClusterInstance spec (cluster-instance/validate.ts).
  */
-function hasSoundShape(broken: readonly string[], pointer: string, cluster: object): boolean {
+export function hasSoundShape(
+  broken: readonly string[],
+  pointer: string,
+  cluster: object,
+): boolean {
   if (isBrokenAt(broken, pointer) || isBrokenAt(broken, `${pointer}/nodes`)) return false;
   const nodes = (cluster as { nodes?: unknown }).nodes;
   return Array.isArray(nodes) && nodes.every((node) => isPlainObject(node));

@@ -371,3 +371,57 @@ describe('the SiteConfig rules, at ClusterInstance positions', () => {
     expect(issues[1]!.message).toContain('ci-1/ci-1-node (site.yaml:');
   });
 });
+
+describe('a structural error in a ClusterInstance skips only the checks that read it', () => {
+  // A compact ClusterInstance with six mistakes: one the schema finds (a misspelt boot mode) and
+  // five that only the rules find. All six arrive in one run.
+  let text = swap(
+    compact,
+    '- hostName: ci-1-m1',
+    '- hostName: ci-1-m1\n      bootMode: UEFISecure',
+  );
+  text = swap(text, 'hostName: ci-1-m0', 'hostName: CI_1-m0');
+  text = swap(text, 'bootMACAddress: "0C:42:A1:00:02:10"', 'bootMACAddress: "0C:42:A1:00:02:1Z"');
+  text = swap(text, '- 10.16.0.6', '- 10.99.0.6');
+  text = swap(text, '- cidr: 172.30.0.0/16', '- cidr: 10.16.0.0/16');
+  text = swap(text, 'clusterType: HighlyAvailable', 'clusterType: SNO');
+
+  it('reports the enum error and every network, VIP, MAC, host-name and clusterType error at once', () => {
+    expect(check(text)).toEqual([
+      error('CLUSTER_TYPE_MISMATCH', at(text, 'clusterType: SNO', 'SNO')),
+      error('NETWORK_OVERLAP', at(text, '10.16.0.0/16')),
+      error('VIP_OUTSIDE_MACHINE_NETWORK', at(text, '- 10.99.0.6', '10.99.0.6')),
+      error('HOSTNAME_INVALID', at(text, 'hostName: CI_1-m0', 'CI_1-m0')),
+      error('INVALID_VALUE', at(text, 'bootMode: UEFISecure', 'UEFISecure')),
+      error('MAC_INVALID', at(text, '0C:42:A1:00:02:1Z', '"0C:42')),
+    ]);
+  });
+
+  it('still loads nothing from a ClusterInstance with only the structural error', () => {
+    const only = swap(
+      compact,
+      '- hostName: ci-1-m1',
+      '- hostName: ci-1-m1\n      bootMode: UEFISecure',
+    );
+    const result = loadSiteConfigs([{ path: FILE, text: only }]);
+    expect(found(result.issues).map((i) => i.code)).toEqual(['INVALID_VALUE']);
+    expect(result.clusterInstances).toEqual([]);
+  });
+
+  it('skips the clusterType rules when a node role is broken, and still checks the VIPs', () => {
+    const broken = swap(
+      swap(
+        compact,
+        'role: master\n      bmcAddress: redfish-virtualmedia+https://10.16.1.21',
+        'role: Master\n      bmcAddress: redfish-virtualmedia+https://10.16.1.21',
+      ),
+      '- 10.16.0.6',
+      '- 10.99.0.6',
+    );
+    // Counting the misspelt role as a worker would make 2 control-plane nodes: a mismatch.
+    expect(check(broken).map((i) => i.code)).toEqual([
+      'VIP_OUTSIDE_MACHINE_NETWORK',
+      'INVALID_VALUE',
+    ]);
+  });
+});

@@ -16,6 +16,7 @@ import {
   checkObjectName,
   checkStructure,
   ClusterChecker,
+  hasSoundShape,
   isBroken,
   scalarText,
   toPlain,
@@ -70,10 +71,11 @@ export function checkClusterInstance(
   const ci = doc.root as ClusterInstance;
   const spec = (ci as Partial<ClusterInstance>).spec as unknown;
   if (spec !== null && typeof spec === 'object' && !Array.isArray(spec)) {
-    if (!isBroken(broken, '/spec')) {
-      new ClusterInstanceChecker(doc, ci, report, fleet, renderer).run();
+    if (hasSoundShape(broken, '/spec', spec)) {
+      // A structural error elsewhere in the spec only skips the checks that read it.
+      new ClusterInstanceChecker(doc, ci, report, fleet, renderer, broken).run();
     } else if (!isBroken(broken, '/spec/clusterName')) {
-      // The rest is unreliable; the name must still be unique across the input.
+      // The spec or its node list is no map or list; the name must still be unique.
       checkClusterName(doc, spec as SiteConfigCluster, ['spec'], report, fleet);
     }
   }
@@ -87,9 +89,13 @@ function countedRole(role: string | undefined): 'master' | 'worker' {
 
 /**
  * The fields the SiteConfig rules read, taken from a ClusterInstance spec: the same names, except
- * serviceNetwork (objects in a ClusterInstance, strings in a SiteConfig).
+ * serviceNetwork (objects in a ClusterInstance, strings in a SiteConfig), which is left out when
+ * `serviceNetworkSound` is false (the rules then skip it).
  */
-function siteConfigView(spec: ClusterInstanceSpec): SiteConfigCluster {
+function siteConfigView(
+  spec: ClusterInstanceSpec,
+  serviceNetworkSound: boolean,
+): SiteConfigCluster {
   return {
     clusterName: spec.clusterName,
     clusterImageSetNameRef: spec.clusterImageSetNameRef,
@@ -101,7 +107,9 @@ function siteConfigView(spec: ClusterInstanceSpec): SiteConfigCluster {
     ingressVIPs: spec.ingressVIPs,
     machineNetwork: spec.machineNetwork,
     clusterNetwork: spec.clusterNetwork,
-    serviceNetwork: spec.serviceNetwork?.map((entry) => entry.cidr),
+    serviceNetwork: serviceNetworkSound
+      ? spec.serviceNetwork?.map((entry) => entry.cidr)
+      : undefined,
     additionalNTPSources: spec.additionalNTPSources,
     ignitionConfigOverride: spec.ignitionConfigOverride,
     proxy: spec.proxy,
@@ -138,8 +146,15 @@ class ClusterInstanceChecker {
     private readonly report: IssueCollector,
     private readonly fleet: FleetIndex,
     private readonly renderer: ClusterInstanceRenderer,
+    /** JSON pointers of the structural errors: every rule skips what it would read from them. */
+    private readonly broken: readonly string[] = [],
   ) {
     this.spec = ci.spec;
+  }
+
+  /** True when no structural error lies at, below or above `path` (from the document root). */
+  private sound(...path: Path): boolean {
+    return this.broken.length === 0 || !isBroken(this.broken, `/${path.join('/')}`);
   }
 
   private issue(severity: Severity, code: string, path: Path, message: string, hint: string): void {
@@ -155,13 +170,16 @@ class ClusterInstanceChecker {
       this.checkExtraLabels(['spec', 'nodes', index], node.extraLabels);
     });
     this.checkNamesAndAnnotations();
-    this.checkSshPublicKey();
+    if (this.sound('spec', 'sshPublicKey')) this.checkSshPublicKey();
     if (this.renderer === 'siteforge') this.checkFieldsCarriedOut();
   }
 
   /** The rules a SiteConfig cluster has, on the same fields, reported at ClusterInstance paths. */
   private runSiteConfigRules(): void {
-    const arbiter = this.spec.clusterType === ClusterType.HighlyAvailableArbiter;
+    // With clusterType broken the topology it names is unknown: no node-count rule either.
+    const arbiter =
+      !this.sound('spec', 'clusterType') ||
+      this.spec.clusterType === ClusterType.HighlyAvailableArbiter;
     const sink: IssueSink = {
       add: (doc, severity, code, path, message, hint, at, related?: DocPlace) => {
         // The node-count rules of a SiteConfig have no arbiter; checkClusterType covers it.
@@ -181,18 +199,27 @@ class ClusterInstanceChecker {
     const site = {
       apiVersion: 'ran.openshift.io/v2',
       kind: 'SiteConfig',
-      metadata: { name: this.ci.metadata.name },
+      metadata: { name: this.sound('metadata', 'name') ? this.ci.metadata.name : '' },
       spec: {
         baseDomain: this.spec.baseDomain,
         pullSecretRef: this.spec.pullSecretRef,
         clusters: [],
       },
     } satisfies SiteConfig;
-    new ClusterChecker(this.doc, site, siteConfigView(this.spec), ['spec'], sink, this.fleet).run();
+    new ClusterChecker(
+      this.doc,
+      site,
+      siteConfigView(this.spec, this.sound('spec', 'serviceNetwork')),
+      ['spec'],
+      sink,
+      this.fleet,
+      this.broken,
+    ).run();
   }
 
   /** The default templates create every object in the namespace named after the cluster. */
   private checkNamespace(): void {
+    if (!this.sound('metadata', 'namespace') || !this.sound('spec', 'clusterName')) return;
     const namespace = this.ci.metadata.namespace;
     if (namespace === undefined || namespace === this.spec.clusterName) return;
     this.issue(
@@ -206,6 +233,7 @@ class ClusterInstanceChecker {
 
   /** clusterType against the node roles, as the operator's admission webhook checks it. */
   private checkClusterType(): void {
+    if (!this.sound('spec', 'clusterType')) return;
     const { clusterType, nodes } = this.spec;
     const masters = nodes.filter((n) => (n.role ?? 'master') === 'master').length;
     const arbiters = nodes.filter((n) => n.role === 'arbiter').length;
@@ -220,6 +248,8 @@ class ClusterInstanceChecker {
       );
       return;
     }
+    // A node role is broken: the counts are unknown.
+    if (!nodes.every((_, index) => this.sound('spec', 'nodes', index, 'role'))) return;
     if (clusterType === ClusterType.SNO && masters !== 1) {
       this.issue(
         'error',
@@ -267,19 +297,23 @@ class ClusterInstanceChecker {
    */
   private checkNamesAndAnnotations(): void {
     const { doc, report, spec } = this;
-    checkBaseDomain(doc, report, ['spec', 'baseDomain'], spec.baseDomain);
-    checkObjectName(doc, report, spec.pullSecretRef.name, 'pull secret Secret', () => [
-      'spec',
-      'pullSecretRef',
-      'name',
-    ]);
-    checkAnnotationMaps(doc, report, spec.extraAnnotations, () => ['spec', 'extraAnnotations']);
-    checkObjectName(doc, report, spec.caBundleRef?.name, 'CA bundle ConfigMap', () => [
-      'spec',
-      'caBundleRef',
-      'name',
-    ]);
-    (spec.extraManifestsRefs ?? []).forEach((ref, k) => {
+    const sound = (...path: Path): boolean => this.sound('spec', ...path);
+    if (sound('baseDomain')) checkBaseDomain(doc, report, ['spec', 'baseDomain'], spec.baseDomain);
+    if (sound('pullSecretRef', 'name'))
+      checkObjectName(doc, report, spec.pullSecretRef.name, 'pull secret Secret', () => [
+        'spec',
+        'pullSecretRef',
+        'name',
+      ]);
+    if (sound('extraAnnotations'))
+      checkAnnotationMaps(doc, report, spec.extraAnnotations, () => ['spec', 'extraAnnotations']);
+    if (sound('caBundleRef', 'name'))
+      checkObjectName(doc, report, spec.caBundleRef?.name, 'CA bundle ConfigMap', () => [
+        'spec',
+        'caBundleRef',
+        'name',
+      ]);
+    (sound('extraManifestsRefs') ? (spec.extraManifestsRefs ?? []) : []).forEach((ref, k) => {
       checkObjectName(doc, report, ref.name, 'extra-manifests ConfigMap', () => [
         'spec',
         'extraManifestsRefs',
@@ -287,12 +321,18 @@ class ClusterInstanceChecker {
         'name',
       ]);
     });
-    this.checkRefs(['spec', 'templateRefs'], spec.templateRefs, 'template ConfigMap');
+    if (sound('templateRefs'))
+      this.checkRefs(['spec', 'templateRefs'], spec.templateRefs, 'template ConfigMap');
     spec.nodes.forEach((node, index) => {
       const at = ['spec', 'nodes', index];
-      this.checkRefs([...at, 'templateRefs'], node.templateRefs, 'template ConfigMap');
-      if (node.hostRef) this.checkRefs([...at], [node.hostRef], 'host', 'hostRef');
-      checkAnnotationMaps(doc, report, node.extraAnnotations, () => [...at, 'extraAnnotations']);
+      const nodeSound = (field: string): boolean => sound('nodes', index, field);
+      if (nodeSound('templateRefs'))
+        this.checkRefs([...at, 'templateRefs'], node.templateRefs, 'template ConfigMap');
+      if (node.hostRef && nodeSound('hostRef'))
+        this.checkRefs([...at], [node.hostRef], 'host', 'hostRef');
+      if (nodeSound('extraAnnotations'))
+        checkAnnotationMaps(doc, report, node.extraAnnotations, () => [...at, 'extraAnnotations']);
+      if (!nodeSound('hostName')) return;
       if (node.hostName.length > 63 && node.hostName.length <= 253)
         this.issue(
           'error',
@@ -328,6 +368,7 @@ class ClusterInstanceChecker {
 
   /** Label keys and values of every kind, as Kubernetes accepts them. */
   private checkExtraLabels(at: Path, extra: ExtraMetadata | undefined): void {
+    if (!this.sound(...at, 'extraLabels')) return;
     for (const [kind, labels] of Object.entries(extra ?? {})) {
       for (const [key, value] of Object.entries(labels)) {
         const path = [...at, 'extraLabels', kind, key];
@@ -365,6 +406,7 @@ class ClusterInstanceChecker {
   ): void {
     const level = at.length > 1 ? 'node-level' : 'cluster-level';
     for (const field of ['extraLabels', 'extraAnnotations'] as const) {
+      if (!this.sound(...at, field)) continue;
       for (const kind of Object.keys(owner[field] ?? {})) {
         if (kinds.has(kind)) continue;
         ignored(
@@ -446,9 +488,13 @@ class ClusterInstanceChecker {
         'use --format clusterinstance to let the SiteConfig operator render your templates on the hub',
       );
     };
-    if (!isDefault(spec.templateRefs, DefaultTemplates.cluster))
+    if (
+      this.sound('spec', 'templateRefs') &&
+      !isDefault(spec.templateRefs, DefaultTemplates.cluster)
+    )
       templates(['spec', 'templateRefs'], 'cluster-level', DefaultTemplates.cluster);
     spec.nodes.forEach((node, index) => {
+      if (!this.sound('spec', 'nodes', index, 'templateRefs')) return;
       if (!isDefault(node.templateRefs, DefaultTemplates.node))
         templates(['spec', 'nodes', index, 'templateRefs'], 'node-level', DefaultTemplates.node);
     });
