@@ -242,7 +242,8 @@ interface StatusBody {
   };
 }
 
-function toKubeError(err: unknown, server: string): Error {
+/** client-node's errors as KubeApiError / KubeUnreachableError; other errors as they are. */
+export function toKubeError(err: unknown, server: string): Error {
   if (err instanceof KubeApiError || err instanceof KubeUnreachableError) return err;
   if (err instanceof ApiException) {
     const status = parseStatus(err.body);

@@ -12,3 +12,10 @@ export { KubeApiError, KubeApiErrorCode, KubeUnreachableError } from './errors.j
 export type { KubeStatusCause, KubeStatusDetails } from './errors.js';
 export { ClientNodeKubeClient, loadKubeConfig } from './client-node-kube-client.js';
 export type { ClientNodeKubeClientOptions } from './client-node-kube-client.js';
+export { ClientNodeLeaseClient } from './lease-client.js';
+export type {
+  ClientNodeLeaseClientOptions,
+  Lease,
+  LeaseClient,
+  LeaseSpec,
+} from './lease-client.js';
