@@ -24,3 +24,10 @@ export type {
 } from './runtime-kube-client.js';
 export { ClientNodeRuntimeKubeClient } from './client-node-runtime-kube-client.js';
 export type { ClientNodeRuntimeKubeClientOptions } from './client-node-runtime-kube-client.js';
+export { ClientNodeLeaseClient } from './lease-client.js';
+export type {
+  ClientNodeLeaseClientOptions,
+  Lease,
+  LeaseClient,
+  LeaseSpec,
+} from './lease-client.js';
