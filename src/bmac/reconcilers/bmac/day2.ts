@@ -42,16 +42,16 @@ const CA_SOURCES = [
 /** Agent states in which the spoke's Machine and BareMetalHost are created. */
 const INSTALLING_STATES: readonly string[] = ['installing', 'installing-in-progress'];
 
-/** The ClusterDeployment the Agent is bound to, if installed (day 2). */
+/** The ClusterDeployment the Agent is bound to, if it exists and is installed (day 2). */
 function installedClusterDeployment(pass: Pass, agent: Agent): ClusterDeployment | undefined {
   const ref = agent.spec?.clusterDeploymentName;
   if (!ref) return undefined;
   const object = pass.ctx.reader.get({ ...Gvk.ClusterDeployment, ...ref });
-  if (object === undefined)
-    throw new BmacError(
-      'CLUSTER_DEPLOYMENT_MISSING',
-      `ClusterDeployment ${ref.namespace}/${ref.name} of Agent ${agent.metadata.name} not found`,
-    );
+  // Not an error (upstream's is): the ClusterDeployment watch wakes the host once it is installed.
+  if (object === undefined) {
+    pass.ctx.log.debug(`ClusterDeployment ${ref.namespace}/${ref.name} not found`);
+    return undefined;
+  }
   const cd = view<ClusterDeployment>(object);
   return cd.spec?.installed === true ? cd : undefined;
 }
