@@ -186,8 +186,11 @@ export function createRedfishHostController(
 
     async run(): Promise<ReconcileResult> {
       const finished = operations.take(this.key);
+      const state = this.status.provisioning.state;
       if (finished) this.apply(finished);
-      if (operations.pending(this.key) === undefined) await this.decide();
+      // One transition per pass, as BMO does: `available` shows before `provisioning`.
+      const moved = this.status.provisioning.state !== state;
+      if (!moved && operations.pending(this.key) === undefined) await this.decide();
       else if (this.deleting() && operations.pending(this.key) !== 'deprovision') {
         // Deletion wins over a boot in flight; the deprovision starts once it has stopped.
         operations.abort(this.key);
