@@ -601,11 +601,19 @@ export function createRedfishHostController(
                     : 'success',
               ),
           });
-          const abort = (): void => void client.close().catch(() => undefined);
+          const stop = new AbortController();
+          const abort = (): void => {
+            stop.abort(new Error('BMC operation aborted: the host changed or the process stops'));
+          };
           signal.addEventListener('abort', abort, { once: true });
           stopSignal.addEventListener('abort', abort, { once: true });
+          if (stopSignal.aborted) abort();
           try {
-            const value = await body(wrapDiscover(client, (vendor) => vendors.set(key, vendor)));
+            const guarded = guard(
+              wrapDiscover(client, (vendor) => vendors.set(key, vendor)),
+              stop.signal,
+            );
+            const value = await untilAborted(body(guarded), stop.signal);
             log.debug({ operation: kind }, 'BMC operation done');
             return value;
           } catch (error) {
@@ -616,7 +624,9 @@ export function createRedfishHostController(
           } finally {
             signal.removeEventListener('abort', abort);
             stopSignal.removeEventListener('abort', abort);
-            await client.close().catch(() => undefined);
+            // An aborted request in flight ends by its own timeout; nothing follows it.
+            const closing = client.close().catch(() => undefined);
+            if (!stop.signal.aborted) await closing;
           }
         },
       };
@@ -879,6 +889,44 @@ function newest(objects: readonly KubeObject[]): KubeObject | undefined {
     return typeof at === 'string' ? at : '';
   };
   return [...objects].sort((a, b) => created(b).localeCompare(created(a)))[0];
+}
+
+/**
+ * The client with every call refused once `signal` fires: an aborted workflow stops before its
+ * next BMC request, so nothing happens to the host after the abort but the request in flight.
+ */
+function guard(client: RedfishClient, signal: AbortSignal): RedfishClient {
+  const checked =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> => {
+      if (signal.aborted) return Promise.reject(signal.reason as Error);
+      return fn(...args);
+    };
+  return {
+    discover: checked(() => client.discover()),
+    getSystem: checked(() => client.getSystem()),
+    getMediaSlots: checked(() => client.getMediaSlots()),
+    setPower: checked((action, opts) => client.setPower(action, opts)),
+    ejectMedia: checked(() => client.ejectMedia()),
+    insertMedia: checked((url) => client.insertMedia(url)),
+    setBootOverride: checked((request) => client.setBootOverride(request)),
+    close: () => client.close(),
+  };
+}
+
+/** `work`, or a rejection as soon as `signal` fires (the work is left to fail on its own). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => {
+      signal.removeEventListener('abort', onAbort);
+    });
+  });
 }
 
 /** Records the vendor when `discover` learns it, for the metric label. */
