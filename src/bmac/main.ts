@@ -27,8 +27,7 @@ export interface BindAddress {
 }
 
 /** pino's levels, as `--log-level` takes them. */
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
 /** The options of `siteforge controller`, after controller-runtime's manager flags. */
 export interface ControllerOptions {
