@@ -27,8 +27,7 @@ export interface BindAddress {
 }
 
 /** pino's levels, as `--log-level` takes them. */
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
 /** The options of `siteforge controller`, after controller-runtime's manager flags. */
 export interface ControllerOptions {
@@ -97,7 +96,8 @@ export async function runController(
   host: ControllerHost = {},
 ): Promise<number> {
   const env = host.env ?? process.env;
-  const clock = host.clock ?? systemClock;
+  const timers = host.clock ? undefined : clearableClock();
+  const clock = host.clock ?? timers ?? systemClock;
   const log = createLogger({
     level: options.logLevel,
     base: { component: 'siteforge-controller' },
@@ -154,8 +154,31 @@ export async function runController(
   const signal = await stopped(host.stop, log);
   log.info(signal === undefined ? 'stopping' : `received ${signal}: stopping`);
   await elector?.stop();
+  // The elector leaves its last wait unfinished when stopped; its timer would hold the process
+  // up to a renew deadline after it is done.
+  timers?.clear();
   log.info('stopped');
   return 0;
+}
+
+/** The system clock, able to drop the timers of sleeps that no one waits for any more. */
+function clearableClock(): Clock & { clear(): void } {
+  const timers = new Set<NodeJS.Timeout>();
+  return {
+    now: () => systemClock.now(),
+    sleep: (ms) =>
+      new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          resolve();
+        }, ms);
+        timers.add(timer);
+      }),
+    clear: () => {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+    },
+  };
 }
 
 /** `--leader-election-namespace`, else the pod's own namespace. */
