@@ -4,6 +4,7 @@ import { KubeApiError } from '../../../../src/kube/index.js';
 import type { KubeObject } from '../../../../src/kube/index.js';
 import { FakeCluster, reconcileUntilStable } from '../../../fakes/fake-cluster.js';
 import { createBmacController } from '../../../../src/bmac/reconcilers/bmac/index.js';
+import { createLogger } from '../../../../src/shared/logger.js';
 import {
   FakeSpoke,
   NS,
@@ -262,7 +263,7 @@ describe('BMAC optimistic locking', () => {
         writer: cluster,
         events: cluster,
         clock,
-        log: (await import('../../../../src/shared/logger.js')).createLogger({ level: 'silent' }),
+        log: createLogger({ level: 'silent' }),
         signal: new AbortController().signal,
       })
       .catch((err: unknown) => conflicts.push(err));
@@ -280,5 +281,32 @@ describe('BMAC optimistic locking', () => {
     expect(cluster.get({ ...Gvk.Agent, namespace: NS, name: 'agent-0' })?.['spec']).toMatchObject({
       approved: true,
     });
+  });
+});
+
+describe('BMAC on shutdown', () => {
+  it('writes nothing once its signal is aborted (shutdown or lost leadership)', async () => {
+    const clock = fakeClock();
+    const cluster = new FakeCluster(clock).seed(
+      bmh('host-0', { finalizers: [Finalizer.Bmac] }),
+      infraEnv(),
+      agent(),
+    );
+    const controller = createBmacController({ converged: false });
+    const abort = new AbortController();
+    abort.abort();
+    const result = await controller.reconcile(
+      { namespace: NS, name: 'host-0' },
+      {
+        reader: cluster,
+        writer: cluster,
+        events: cluster,
+        clock,
+        log: createLogger({ level: 'silent' }),
+        signal: abort.signal,
+      },
+    );
+    expect(result).toEqual({});
+    expect(cluster.writes).toEqual([]);
   });
 });
