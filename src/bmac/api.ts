@@ -129,3 +129,26 @@ export const INFRAENV_AVAILABLE_REASON = 'InfraEnvAvailable';
 export const DISK_NOT_FOUND_BY_HINTS = '/dev/not-found-by-hints';
 /** The namespace of Machines and BareMetalHosts on a spoke cluster. */
 export const OPENSHIFT_MACHINE_API_NAMESPACE = 'openshift-machine-api';
+
+/** Annotations on an InfraEnv read or written by the PreprovisioningImage controller (assisted.md §2). */
+export const InfraEnvAnnotation = {
+  /** `"true"` once the ironic agent is part of the InfraEnv's image (informational). */
+  EnableIronicAgent: 'infraenv.agent-install.openshift.io/enable-ironic-agent',
+  /** An ironic agent image to use instead of the configured one. */
+  IronicAgentImageOverride: 'infraenv.agent-install.openshift.io/ironic-agent-image-override',
+  /** `v4`, `v6` or `v4,v6`: the address families of the hosts booting the image. */
+  IpFamily: 'infraenv.agent-install.openshift.io/ip-family',
+} as const;
+
+/** The value of BmhAnnotation.Reboot that makes the Bare Metal Operator reboot a host at once. */
+export const FORCE_REBOOT_VALUE = '{"force": true}';
+
+/** BareMetalHost `status.provisioning.state` values the controllers compare with (BMO spelling). */
+export const BmhProvisioningState = {
+  Provisioned: 'provisioned',
+  PoweringOffBeforeDelete: 'powering off before delete',
+  Deleting: 'deleting',
+} as const;
+
+/** `spec.automatedCleaningMode` of a BareMetalHost that never cleans disks. */
+export const CLEANING_MODE_DISABLED = 'disabled';
