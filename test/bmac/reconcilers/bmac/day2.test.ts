@@ -65,6 +65,7 @@ function day2World(
     installed?: boolean;
     aciObject?: KubeObject;
     configMaps?: Record<string, Record<string, string>>;
+    kubeconfigSecret?: boolean;
   } = {},
 ) {
   const spoke = new FakeSpoke();
@@ -102,7 +103,9 @@ function day2World(
       status: { role: 'worker', ...options.agentStatus },
     }),
     clusterDeployment(options.installed ?? true),
-    secret('spoke-admin-kubeconfig', { kubeconfig: 'apiVersion: v1\nkind: Config\n' }),
+    ...(options.kubeconfigSecret === false
+      ? []
+      : [secret('spoke-admin-kubeconfig', { kubeconfig: 'apiVersion: v1\nkind: Config\n' })]),
     options.aciObject ?? aci(),
   );
   return { w, spoke, clients: () => clients };
@@ -300,8 +303,7 @@ describe("BMAC day 2: the spoke's BareMetalHost and Machine", () => {
   });
 
   it('fails with a clear error when the kubeconfig Secret is missing', async () => {
-    const { w } = day2World();
-    await w.cluster.delete({ ...Gvk.Secret, namespace: NS, name: 'spoke-admin-kubeconfig' });
+    const { w } = day2World({ kubeconfigSecret: false });
     const error = await w.stable().catch((err: unknown) => err);
     expect(error).toBeInstanceOf(BmacError);
     expect((error as Error).message).toBe('Secret site/spoke-admin-kubeconfig not found');

@@ -3,6 +3,7 @@ import { ASSISTED_OWNER_VALUE, Finalizer, Gvk, Label } from '../../../../src/bma
 import { KubeApiError } from '../../../../src/kube/index.js';
 import type { KubeObject } from '../../../../src/kube/index.js';
 import { FakeCluster, reconcileUntilStable } from '../../../fakes/fake-cluster.js';
+import { chartRules } from '../../../support/chart-rules.js';
 import { createBmacController } from '../../../../src/bmac/reconcilers/bmac/index.js';
 import { createLogger } from '../../../../src/shared/logger.js';
 import {
@@ -157,7 +158,7 @@ describe('BMAC on host deletion', () => {
     expect(host.metadata.annotations?.['baremetalhost.metal3.io/detached']).toBe(DELAY);
     expect(spoke.drains).toEqual(['worker-0']);
     expect(kubeconfigs).toEqual(['apiVersion: v1\nkind: Config\n']);
-    const kubeconfigSecret = w.cluster.get({
+    const kubeconfigSecret = await w.cluster.getLive({
       ...Gvk.Secret,
       namespace: NS,
       name: 'spoke-admin-kubeconfig',
@@ -248,7 +249,7 @@ describe('BMAC optimistic locking', () => {
         return super.update(object);
       }
     }
-    const cluster = new RacingCluster(clock).seed(
+    const cluster = new RacingCluster(clock, { rules: chartRules() }).seed(
       bmh('host-0', { finalizers: [Finalizer.Bmac] }),
       infraEnv(),
       agent(),
@@ -287,7 +288,7 @@ describe('BMAC optimistic locking', () => {
 describe('BMAC on shutdown', () => {
   it('writes nothing once its signal is aborted (shutdown or lost leadership)', async () => {
     const clock = fakeClock();
-    const cluster = new FakeCluster(clock).seed(
+    const cluster = new FakeCluster(clock, { rules: chartRules() }).seed(
       bmh('host-0', { finalizers: [Finalizer.Bmac] }),
       infraEnv(),
       agent(),

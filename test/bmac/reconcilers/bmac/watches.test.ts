@@ -3,6 +3,7 @@ import { Gvk, Label } from '../../../../src/bmac/api.js';
 import { createBmacController } from '../../../../src/bmac/reconcilers/bmac/index.js';
 import type { KubeObject } from '../../../../src/kube/index.js';
 import { FakeCluster } from '../../../fakes/fake-cluster.js';
+import { chartRules } from '../../../support/chart-rules.js';
 import {
   ISO_URL,
   NS,
@@ -23,7 +24,7 @@ function mapOf(kind: string, object: KubeObject, cluster: FakeCluster) {
 }
 
 function cluster(...objects: KubeObject[]): FakeCluster {
-  return new FakeCluster(fakeClock()).seed(...objects);
+  return new FakeCluster(fakeClock(), { rules: chartRules() }).seed(...objects);
 }
 
 describe('BMAC watches', () => {
