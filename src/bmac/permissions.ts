@@ -8,7 +8,7 @@
  * `get`; `update` is `update` of the resource, `updateStatus` is `update` of `<resource>/status`.
  */
 import type { GroupVersionKind } from '../kube/index.js';
-import { Gvk } from './api.js';
+import { BmacGvk, Gvk } from './api.js';
 
 /** An RBAC PolicyRule (rbac.authorization.k8s.io/v1), as the ClusterRole carries it. */
 export interface PolicyRule {
@@ -73,6 +73,8 @@ export const Permissions = {
     // BMC secrets read for fencing credentials, labelled for backup; fencing secrets created.
     rule(Gvk.Secret, [Verb.Get, Verb.Create, Verb.Update]),
     rule(Gvk.ConfigMap, [Verb.Get, Verb.Update]),
+    // Day 2: whether the spoke has a Machine API (platform, capabilities), read live.
+    rule(BmacGvk.AgentClusterInstall, [Verb.Get]),
   ],
   /** The PreprovisioningImage controller (assisted.md §2). */
   preprovisioningImage: [

@@ -76,6 +76,25 @@ export class ClientNodeKubeClient implements KubeClient {
     return new ClientNodeKubeClient(loadKubeConfig(options.kubeconfig), options);
   }
 
+  /**
+   * A client from the text of a kubeconfig, such as a spoke cluster's admin kubeconfig Secret
+   * (its current context).
+   * @throws KubeUnreachableError when the text is not a usable kubeconfig; the message never
+   *   quotes the text, which holds credentials
+   */
+  static fromKubeconfigText(
+    text: string,
+    options: Omit<ClientNodeKubeClientOptions, 'kubeconfig'> = {},
+  ): ClientNodeKubeClient {
+    const kc = new KubeConfig();
+    try {
+      kc.loadFromString(text);
+    } catch {
+      throw new KubeUnreachableError('the kubeconfig is not a valid kubeconfig document');
+    }
+    return new ClientNodeKubeClient(kc, options);
+  }
+
   constructor(
     kubeConfig: KubeConfig,
     options: Omit<ClientNodeKubeClientOptions, 'kubeconfig'> = {},

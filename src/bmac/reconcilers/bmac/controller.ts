@@ -23,7 +23,7 @@ import { reconcileHardwareDetails } from './hardware-details.js';
 import { asKube, draft, view } from './model.js';
 import type { Agent, BareMetalHost, InfraEnv } from './model.js';
 import { findAgent } from './pairing.js';
-import { CONTINUE } from './pass.js';
+import { CONTINUE, STOP } from './pass.js';
 import type { BmacOptions, Pass, StepResult } from './pass.js';
 import { reconcileUnboundAgent } from './unbind.js';
 import { bmacWatches } from './watches.js';
@@ -59,6 +59,8 @@ async function runPass(pass: Pass, converged: boolean): Promise<StepResult> {
   const finalizer = await handleFinalizer(pass);
   if (finalizer.stop) return finalizer;
   for (const step of steps(converged)) {
+    // Shutting down or no longer the leader: no further step starts.
+    if (pass.ctx.signal.aborted) return STOP;
     const result = await step(pass);
     if (result.stop) return result;
   }
@@ -115,6 +117,11 @@ async function reconcileHost(
     result = await runPass(pass, options.converged);
   } catch (err) {
     failure = asError(err);
+  }
+  // Another leader may be writing already: leave the objects to it.
+  if (ctx.signal.aborted) {
+    if (failure !== undefined) throw failure;
+    return {};
   }
   // Agent first, then the host, as upstream's deferred patches run.
   const writes: [KubeObject, KubeObject][] = [];

@@ -233,11 +233,11 @@ describe('BMAC copies the host annotations to the Agent spec', () => {
     w.cluster.seed(secret('host-0-bmc', { username: 'admin', password: 's3cret' }));
     await w.stable();
     expect(w.agentNamed()?.spec['fencingCredentialsSecretRef']).toBe('agent-0-fencing-credentials');
-    const created = w.cluster.get({
+    const created = (await w.cluster.getLive({
       ...Gvk.Secret,
       namespace: NS,
       name: 'agent-0-fencing-credentials',
-    })!;
+    }))!;
     expect(created.metadata.labels).toEqual({ [Label.Backup]: 'true', [Label.Watch]: 'true' });
     const data = Object.fromEntries(
       Object.entries(created['data'] as Record<string, string>).map(([k, v]) => [

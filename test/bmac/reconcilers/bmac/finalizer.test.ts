@@ -3,7 +3,9 @@ import { ASSISTED_OWNER_VALUE, Finalizer, Gvk, Label } from '../../../../src/bma
 import { KubeApiError } from '../../../../src/kube/index.js';
 import type { KubeObject } from '../../../../src/kube/index.js';
 import { FakeCluster, reconcileUntilStable } from '../../../fakes/fake-cluster.js';
+import { chartRules } from '../../../support/chart-rules.js';
 import { createBmacController } from '../../../../src/bmac/reconcilers/bmac/index.js';
+import { createLogger } from '../../../../src/shared/logger.js';
 import {
   FakeSpoke,
   NS,
@@ -156,7 +158,7 @@ describe('BMAC on host deletion', () => {
     expect(host.metadata.annotations?.['baremetalhost.metal3.io/detached']).toBe(DELAY);
     expect(spoke.drains).toEqual(['worker-0']);
     expect(kubeconfigs).toEqual(['apiVersion: v1\nkind: Config\n']);
-    const kubeconfigSecret = w.cluster.get({
+    const kubeconfigSecret = await w.cluster.getLive({
       ...Gvk.Secret,
       namespace: NS,
       name: 'spoke-admin-kubeconfig',
@@ -247,7 +249,7 @@ describe('BMAC optimistic locking', () => {
         return super.update(object);
       }
     }
-    const cluster = new RacingCluster(clock).seed(
+    const cluster = new RacingCluster(clock, { rules: chartRules() }).seed(
       bmh('host-0', { finalizers: [Finalizer.Bmac] }),
       infraEnv(),
       agent(),
@@ -262,7 +264,7 @@ describe('BMAC optimistic locking', () => {
         writer: cluster,
         events: cluster,
         clock,
-        log: (await import('../../../../src/shared/logger.js')).createLogger({ level: 'silent' }),
+        log: createLogger({ level: 'silent' }),
         signal: new AbortController().signal,
       })
       .catch((err: unknown) => conflicts.push(err));
@@ -280,5 +282,32 @@ describe('BMAC optimistic locking', () => {
     expect(cluster.get({ ...Gvk.Agent, namespace: NS, name: 'agent-0' })?.['spec']).toMatchObject({
       approved: true,
     });
+  });
+});
+
+describe('BMAC on shutdown', () => {
+  it('writes nothing once its signal is aborted (shutdown or lost leadership)', async () => {
+    const clock = fakeClock();
+    const cluster = new FakeCluster(clock, { rules: chartRules() }).seed(
+      bmh('host-0', { finalizers: [Finalizer.Bmac] }),
+      infraEnv(),
+      agent(),
+    );
+    const controller = createBmacController({ converged: false });
+    const abort = new AbortController();
+    abort.abort();
+    const result = await controller.reconcile(
+      { namespace: NS, name: 'host-0' },
+      {
+        reader: cluster,
+        writer: cluster,
+        events: cluster,
+        clock,
+        log: createLogger({ level: 'silent' }),
+        signal: abort.signal,
+      },
+    );
+    expect(result).toEqual({});
+    expect(cluster.writes).toEqual([]);
   });
 });

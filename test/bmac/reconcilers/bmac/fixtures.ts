@@ -10,6 +10,7 @@ import type { KubeObject } from '../../../../src/kube/index.js';
 import type { ReconcileResult } from '../../../../src/bmac/runtime/contract.js';
 import { createLogger } from '../../../../src/shared/logger.js';
 import { FakeCluster, reconcileUntilStable } from '../../../fakes/fake-cluster.js';
+import { chartRules } from '../../../support/chart-rules.js';
 
 export const NS = 'site';
 export const T0 = Date.parse('2026-11-25T09:00:00Z');
@@ -160,7 +161,8 @@ export function clusterDeployment(installed: boolean, name = 'spoke'): KubeObjec
 /** The controller and a cluster seeded with `objects`, on a fake clock. */
 export function world(options: Partial<BmacOptions> = {}, ...objects: KubeObject[]) {
   const clock = fakeClock();
-  const cluster = new FakeCluster(clock).seed(...objects);
+  // With exactly the permissions the chart grants.
+  const cluster = new FakeCluster(clock, { rules: chartRules() }).seed(...objects);
   const controller = createBmacController({ converged: false, ...options });
   const request = { namespace: NS, name: 'host-0' };
   return {
