@@ -94,7 +94,8 @@ export const Permissions = {
   runtime: [
     rule(Gvk.Event, [Verb.Create, Verb.Patch]),
     rule(Gvk.Lease, [Verb.Get, Verb.Create, Verb.Update]),
-    rule(Gvk.Deployment, [Verb.List]),
+    // --mode auto looks for the Bare Metal Operator's Deployment by name, then by label.
+    rule(Gvk.Deployment, [Verb.Get, Verb.List]),
   ],
 } as const satisfies Record<string, readonly PolicyRule[]>;
 
