@@ -175,7 +175,7 @@ export class ClientNodeKubeClient implements KubeClient {
  * passes built-in kinds through client-node's typed models, which silently drop unknown fields,
  * so the server's strict field validation would never see them.
  */
-class DiscoveringObjectApi extends KubernetesObjectApi {
+export class DiscoveringObjectApi extends KubernetesObjectApi {
   async serverSideApply(
     object: KubernetesObject,
     options: ApplyOptions,
@@ -242,7 +242,8 @@ interface StatusBody {
   };
 }
 
-function toKubeError(err: unknown, server: string): Error {
+/** Any error of a client-node request as KubeApiError / KubeUnreachableError (others pass through). */
+export function toKubeError(err: unknown, server: string): Error {
   if (err instanceof KubeApiError || err instanceof KubeUnreachableError) return err;
   if (err instanceof ApiException) {
     const status = parseStatus(err.body);
