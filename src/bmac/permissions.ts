@@ -8,7 +8,7 @@
  * `get`; `update` is `update` of the resource, `updateStatus` is `update` of `<resource>/status`.
  */
 import type { GroupVersionKind } from '../kube/index.js';
-import { Gvk } from './api.js';
+import { BmacGvk, Gvk } from './api.js';
 
 /** An RBAC PolicyRule (rbac.authorization.k8s.io/v1), as the ClusterRole carries it. */
 export interface PolicyRule {
@@ -41,6 +41,7 @@ const RESOURCES: Readonly<Record<string, string>> = {
   Event: 'events',
   Lease: 'leases',
   Deployment: 'deployments',
+  AgentClusterInstall: 'agentclusterinstalls',
 };
 
 /** The API group and plural resource of a kind, e.g. `metal3.io`, `baremetalhosts`. */
@@ -63,16 +64,21 @@ function rule(gvk: GroupVersionKind, verbs: readonly Verb[], subresource?: strin
 
 /** The permissions of each part of the controller process. */
 export const Permissions = {
-  /** The Bare Metal Agent Controller (assisted.md §1). */
+  /**
+   * The Bare Metal Agent Controller (assisted.md §1). Spoke objects (Nodes, Machines, the MCS
+   * CA ConfigMap) are read and written with the spoke's admin kubeconfig, not these rules.
+   */
   bmac: [
     rule(Gvk.BareMetalHost, [...CACHED, Verb.Update]),
+    // Spec and labels; deleted on converged remove-agent-and-node-on-delete.
     rule(Gvk.Agent, [...CACHED, Verb.Update, Verb.Delete]),
     rule(Gvk.InfraEnv, CACHED),
     rule(Gvk.ClusterDeployment, CACHED),
     rule(Gvk.PreprovisioningImage, CACHED),
-    // BMC secrets read for fencing credentials, labelled for backup; fencing secrets created.
+    // Day 2: the platform of the spoke, read live.
+    rule(BmacGvk.AgentClusterInstall, [Verb.Get]),
+    // BMC credentials and admin kubeconfigs read live; the fencing credentials Secret written.
     rule(Gvk.Secret, [Verb.Get, Verb.Create, Verb.Update]),
-    rule(Gvk.ConfigMap, [Verb.Get, Verb.Update]),
   ],
   /** The PreprovisioningImage controller (assisted.md §2). */
   preprovisioningImage: [
@@ -87,6 +93,8 @@ export const Permissions = {
   redfishHost: [
     rule(Gvk.BareMetalHost, [...CACHED, Verb.Update]),
     rule(Gvk.BareMetalHost, [Verb.Update], 'status'),
+    // An Agent's changes wake its host.
+    rule(Gvk.Agent, CACHED),
     // BMC credentials, read live (Secrets are not cached).
     rule(Gvk.Secret, [Verb.Get]),
   ],
