@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Gvk } from '../../../../src/bmac/api.js';
+import { requestKey } from '../../../../src/bmac/runtime/contract.js';
 import type { KubeObject } from '../../../../src/kube/index.js';
 import { Harness, LONG_URL, NS, hasFinalizer, hostEvents, macOf } from './harness.js';
 
@@ -127,6 +128,27 @@ describe('deleting a host', () => {
     expect(h.cluster.events.map((e) => e.reason).slice(-2)).toEqual([
       'DeprovisioningStarted',
       'DeprovisioningComplete',
+    ]);
+  });
+
+  it('while it boots cuts the boot short, then powers it off and ejects', async () => {
+    h = new Harness();
+    const bmc = await h.addHost('host-0', { faults: { latencyMs: 15 } });
+    await h.settle(['host-0'], () => h.status('host-0').provisioning.state === 'provisioning');
+    expect(h.controller.operations.pending(requestKey({ namespace: NS, name: 'host-0' }))).toBe(
+      'provision',
+    );
+    await h.cluster.delete(bmhRef);
+    await h.settle(['host-0']);
+
+    expect(h.bmh('host-0')).toBeUndefined();
+    expect(bmc.state().power).toBe('Off');
+    expect(bmc.state().slots.every((s) => !s.inserted)).toBe(true);
+    expect(h.states.get('host-0')?.slice(-4)).toEqual([
+      'provisioning',
+      'deprovisioning',
+      'powering off before delete',
+      'deleting',
     ]);
   });
 
