@@ -26,7 +26,7 @@ import {
   objectNameProblem,
   parseBmcAddress,
   parseJsonField,
-} from './rules.js';
+} from './rules/predicates.js';
 import type { SiteConfig, SiteConfigCluster, SiteConfigNode } from './types.js';
 
 /** A document being validated: where messages point and how to find positions in it. */

@@ -7,7 +7,7 @@
 import type { ValidateFunction } from 'ajv';
 import { quote } from '../../shared/errors.js';
 import type { Severity } from '../../shared/errors.js';
-import { labelKeyProblem, labelValueProblem } from '../rules.js';
+import { labelKeyProblem, labelValueProblem } from '../rules/predicates.js';
 import type { SiteConfig, SiteConfigCluster } from '../types.js';
 import {
   checkAnnotationMaps,
