@@ -135,7 +135,9 @@ function objectType(schema, indent, where) {
   const required = new Set(schema.required ?? []);
   for (const name of Object.keys(schema.properties ?? {})) {
     const property = schema.properties[name];
-    const optional = required.has(name) ? '' : '?';
+    // The API server fills in defaults before it checks required fields: one with a default
+    // may be left out.
+    const optional = required.has(name) && property.default === undefined ? '' : '?';
     const type = typeOf(property, indent + 1, `${where}.${name}`);
     members.push(`${doc(property, pad)}${pad}readonly ${key(name)}${optional}: ${type};\n`);
   }

@@ -182,7 +182,7 @@ export interface ClusterInstanceSpec {
   readonly reinstall?: {
     readonly generation: string;
     /** @default "None" */
-    readonly preservationMode: 'None' | 'All' | 'ClusterIdentity';
+    readonly preservationMode?: 'None' | 'All' | 'ClusterIdentity';
   };
   /** Service networks. */
   readonly serviceNetwork?: readonly {
