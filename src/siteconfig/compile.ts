@@ -5,6 +5,7 @@
  */
 import { quote } from '../shared/errors.js';
 import type { AgentClusterInstallSpec } from '../imports/extensions.hive.openshift.io.js';
+import type { ExternalSecretSpec } from '../imports/external-secrets.io.js';
 import type { BareMetalHostSpec } from '../imports/metal3.io.js';
 import type {
   AgentClusterInstall,
@@ -97,6 +98,9 @@ export const SyncWaves: Readonly<Record<string, number>> = {
 };
 
 const NODE_KINDS = new Set(['BareMetalHost', 'NMStateConfig', 'HostFirmwareSettings']);
+
+/** One key of an ExternalSecret (a callback's result is checked for misspelt fields only when typed). */
+type ExternalSecretData = NonNullable<ExternalSecretSpec['data']>[number];
 
 /** A deprecation warning siteconfig-generator writes as an annotation on every object of a kind. */
 interface DeprecationAnnotation {
@@ -322,7 +326,7 @@ class ClusterCompiler {
             kind: external.storeRef.kind ?? 'ClusterSecretStore',
           },
           target: { name, creationPolicy: 'Owner', template: { type } },
-          data: keys.map(({ key, property }) => ({
+          data: keys.map(({ key, property }): ExternalSecretData => ({
             secretKey: key,
             remoteRef: { key: external.key, property },
           })),
@@ -484,7 +488,9 @@ class ClusterCompiler {
         clusterDeploymentRef: { name: this.name },
         holdInstallation: cluster.holdInstallation === true ? true : undefined,
         // Validation requires a ClusterImageSet on the cluster or the site.
-        imageSetRef: { name: (cluster.clusterImageSetNameRef ?? site.spec.clusterImageSetNameRef)! },
+        imageSetRef: {
+          name: (cluster.clusterImageSetNameRef ?? site.spec.clusterImageSetNameRef)!,
+        },
         apiVIP: cluster.apiVIP,
         ingressVIP: cluster.ingressVIP,
         apiVIPs: cluster.apiVIPs,
