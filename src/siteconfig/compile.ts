@@ -99,7 +99,7 @@ export const SyncWaves: Readonly<Record<string, number>> = {
 
 const NODE_KINDS = new Set(['BareMetalHost', 'NMStateConfig', 'HostFirmwareSettings']);
 
-/** One key of an ExternalSecret (a callback's result is checked for misspelt fields only when typed). */
+/** One key of an ExternalSecret: a callback's object literal is checked field by field when typed. */
 type ExternalSecretData = NonNullable<ExternalSecretSpec['data']>[number];
 
 /** A deprecation warning siteconfig-generator writes as an annotation on every object of a kind. */

@@ -11,6 +11,13 @@ import { repoRoot } from '../support/sites.js';
 
 const COMPILER = join(repoRoot, 'src', 'siteconfig', 'compile.ts');
 const CI_COMPILER = join(repoRoot, 'src', 'siteconfig', 'cluster-instance', 'compile.ts');
+const CI_FROM_SITECONFIG = join(
+  repoRoot,
+  'src',
+  'siteconfig',
+  'cluster-instance',
+  'from-siteconfig.ts',
+);
 const CI_RENDER = join(repoRoot, 'src', 'siteconfig', 'cluster-instance', 'render.ts');
 const CI_TYPES = join(repoRoot, 'src', 'siteconfig', 'cluster-instance', 'types.ts');
 const SITE_TYPES = join(repoRoot, 'src', 'siteconfig', 'types.ts');
@@ -143,6 +150,13 @@ const MISTAKES: readonly Mistake[] = [
     error: "Type 'string' is not assignable to type 'boolean'",
   },
   {
+    name: 'a misspelt optional node field of a ClusterInstance made from a SiteConfig',
+    file: CI_FROM_SITECONFIG,
+    from: "ironicInspect: node.ironicInspect === 'disabled' ? 'disabled' : undefined,",
+    to: "ironicInspekt: node.ironicInspect === 'disabled' ? 'disabled' : undefined,",
+    error: "'ironicInspekt' does not exist",
+  },
+  {
     name: 'a SiteConfig root device hint the BareMetalHost does not have, copied whole',
     file: SITE_TYPES,
     from: '  readonly wwn?: string;\n',
@@ -164,12 +178,12 @@ describe('the compilers type their output with the CRD types', () => {
   const checker = new Checker();
   const files = new Map<string, string>();
   beforeAll(() => {
-    for (const file of [COMPILER, CI_COMPILER, CI_RENDER, CI_TYPES, SITE_TYPES])
+    for (const file of [COMPILER, CI_COMPILER, CI_FROM_SITECONFIG, CI_RENDER, CI_TYPES, SITE_TYPES])
       files.set(file, readFileSync(file, 'utf8'));
   });
 
   it('compile as they are', () => {
-    for (const file of [COMPILER, CI_COMPILER, CI_RENDER])
+    for (const file of [COMPILER, CI_COMPILER, CI_FROM_SITECONFIG, CI_RENDER])
       expect(checker.diagnostics(new Map(), file), file).toEqual([]);
   });
 
