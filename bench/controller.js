@@ -12,6 +12,7 @@ import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -121,7 +122,10 @@ async function createSites(client, bmcs, isoBase) {
     });
     await client.updateStatus({
       ...infraEnv,
-      status: { isoDownloadURL: `${isoBase}/images/${ns}/discovery.iso?arch=x86_64&type=full-iso`, createdTime },
+      status: {
+        isoDownloadURL: `${isoBase}/images/${ns}/discovery.iso?arch=x86_64&type=full-iso`,
+        createdTime,
+      },
     });
     const mac = `52:54:00:${[i >> 16, (i >> 8) & 255, i & 255].map((b) => b.toString(16).padStart(2, '0')).join(':')}`;
     await client.create({
@@ -146,7 +150,9 @@ async function createSites(client, bmcs, isoBase) {
 async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
   const dir = mkdtempSync(join(tmpdir(), 'siteforge-bench-controller-'));
   const hub = await startHub({ dir });
-  const fleet = fork(here, ['--fleet', String(n)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const fleet = fork(here, ['--fleet', String(n)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   let controller;
   try {
     const { bmcs } = await new Promise((resolve) => fleet.once('message', resolve));
@@ -155,24 +161,35 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
         fleet.once('message', resolve);
         fleet.send('boots');
       });
-    const client = ClientNodeRuntimeKubeClient.fromKubeconfig({ kubeconfig: hub.kubeconfig });
+    const client = ClientNodeRuntimeKubeClient.fromKubeconfig(hub.kubeconfig);
     const createS = await createSites(client, bmcs, 'http://127.0.0.1:9/upstream');
 
-    const [metricsPort, probePort, imagePort] = [await freePort(), await freePort(), await freePort()];
+    const [metricsPort, probePort, imagePort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     const started = performance.now();
     controller = spawn(
       process.execPath,
       [
         join(root, 'bin', 'siteforge.js'),
         'controller',
-        '--kubeconfig', hub.kubeconfig,
-        '--mode', 'redfish',
+        '--kubeconfig',
+        hub.kubeconfig,
+        '--mode',
+        'redfish',
         '--leader-elect=false',
-        '--metrics-bind-address', `127.0.0.1:${metricsPort}`,
-        '--health-probe-bind-address', `127.0.0.1:${probePort}`,
-        '--image-server-bind-address', `127.0.0.1:${imagePort}`,
-        '--image-server-url', `http://127.0.0.1:${imagePort}`,
-        '--log-level', 'warn',
+        '--metrics-bind-address',
+        `127.0.0.1:${metricsPort}`,
+        '--health-probe-bind-address',
+        `127.0.0.1:${probePort}`,
+        '--image-server-bind-address',
+        `127.0.0.1:${imagePort}`,
+        '--image-server-url',
+        `http://127.0.0.1:${imagePort}`,
+        '--log-level',
+        'warn',
       ],
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
@@ -183,7 +200,8 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
     };
     let booted = 0;
     await waitFor(`${n} boots`, BOOT_DEADLINE_MS, async () => {
-      if (controller.exitCode !== null) throw new Error(`the controller exited with ${controller.exitCode}`);
+      if (controller.exitCode !== null)
+        throw new Error(`the controller exited with ${controller.exitCode}`);
       booted = (await ask()).boots;
       return booted >= n;
     });

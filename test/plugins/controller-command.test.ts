@@ -25,6 +25,8 @@ describe('siteforge controller arguments', () => {
       leaderElectionId: 'siteforge-controller',
       imageServerBindAddress: { host: '', port: 8082 },
       workers: 4,
+      kubeApiQps: 100,
+      kubeApiBurst: 200,
       logLevel: 'info',
     });
   });
@@ -53,6 +55,17 @@ describe('siteforge controller arguments', () => {
         '16',
         '--log-level',
         'debug',
+        '--image-cache-dir=/var/cache/images',
+        '--image-server-key-file',
+        '/etc/siteforge/image-key',
+        '--kube-api-qps=50',
+        '--kube-api-burst',
+        '80',
+        '--ironic-url',
+        'https://10.0.0.5:6385',
+        '--ironic-inspector-url=https://10.0.0.5:5050',
+        '--ironic-agent-image',
+        'quay.io/metal3-io/ironic-agent:latest',
       ]),
     ).toEqual({
       kubeconfig: '/hub/kubeconfig',
@@ -67,6 +80,13 @@ describe('siteforge controller arguments', () => {
       imageServerUrl: 'https://images.hub.example:6180',
       workers: 16,
       logLevel: 'debug',
+      imageCacheDir: '/var/cache/images',
+      imageServerKeyFile: '/etc/siteforge/image-key',
+      kubeApiQps: 50,
+      kubeApiBurst: 80,
+      ironicUrl: 'https://10.0.0.5:6385',
+      ironicInspectorUrl: 'https://10.0.0.5:5050',
+      ironicAgentImage: 'quay.io/metal3-io/ironic-agent:latest',
     });
   });
 
@@ -107,6 +127,9 @@ describe('siteforge controller arguments', () => {
     [['--health-probe-bind-address', ':99999'], 'not ":99999"'],
     [['--image-server-bind-address=0'], '--image-server-bind-address cannot be turned off'],
     [['--image-server-url', 'images.hub:6180'], '--image-server-url must be an http or https URL'],
+    [['--ironic-url', 'ftp://10.0.0.5'], '--ironic-url must be an http or https URL'],
+    [['--kube-api-qps', '0'], '--kube-api-qps must be a whole number from 1 to 100000, not "0"'],
+    [['--kube-api-burst=lots'], '--kube-api-burst must be a whole number from 1 to 100000'],
     [['--namespace', 'Site_A'], '--namespace must be a namespace name'],
     [['--leader-election-id', 'SiteForge'], '--leader-election-id must be a Lease name'],
     [

@@ -6,6 +6,7 @@
  * leads. A standby keeps its informers running (warm), so taking over costs no list. Losing
  * leadership aborts every in-flight pass at once through its signal and pauses the workers.
  */
+import { setMaxListeners } from 'node:events';
 import type { GroupVersionKind, RuntimeKubeClient } from '../../kube/index.js';
 import { KubeApiError, KubeApiErrorCode } from '../../kube/index.js';
 import { SiteForgeError } from '../../shared/errors.js';
@@ -112,7 +113,7 @@ export class Manager {
   private readonly informers = new Map<string, Informer>();
   private readonly writes: TokenBucket;
   private readonly eventWrites: TokenBucket;
-  private term = new AbortController();
+  private term = unboundedController();
   private leading: boolean;
   private synced = false;
   private started = false;
@@ -218,6 +219,20 @@ export class Manager {
     }
   }
 
+  /**
+   * Asks the controller named `controller` to look at `request` now, as a watch event would: for
+   * work that ends outside the API server (a BMC operation that finished off the workers).
+   */
+  enqueue(controller: string, request: Request): void {
+    const runner = this.runners.find((r) => r.controller.name === controller);
+    if (runner === undefined)
+      throw new SiteForgeError(
+        'RUNTIME_UNKNOWN_CONTROLLER',
+        `no controller is named ${controller}`,
+      );
+    runner.queue.add(requestKey(request));
+  }
+
   /** What /readyz reports. */
   readiness(): Readiness {
     const synced = [...this.informers.values()].every((i) => i.hasSynced());
@@ -315,7 +330,7 @@ export class Manager {
     this.metrics.leading(leader);
     if (leader) {
       this.options.log.info('leading: reconciling');
-      this.term = new AbortController();
+      this.term = unboundedController();
       this.resumeIfLeading();
       return;
     }
@@ -416,4 +431,14 @@ function requestOfKey(key: string): Request {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * An AbortController whose signal takes any number of listeners: every in-flight pass and BMC
+ * operation listens to the term's signal, far more than Node's warning threshold of 10.
+ */
+function unboundedController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

@@ -38,7 +38,21 @@ Options:
                           where the image server listens (default :8082)
   --image-server-url URL  base URL at which BMCs reach the image server
                           (default: its listening address)
+  --image-cache-dir DIR   where the image server keeps downloaded images
+                          (default: $TMPDIR/siteforge-images)
+  --image-server-key-file FILE
+                          HMAC key of short image URLs, at least 32 bytes, the same for
+                          every replica (default: random per process; URLs then stop
+                          working after a restart or failover)
   --workers N             reconciles at once per controller (default 4)
+  --kube-api-qps N        writes per second toward the API server (default 100)
+  --kube-api-burst N      writes at once before --kube-api-qps applies (default 200)
+  --ironic-url URL        metal3 mode: Ironic's API, which the ironic agent of a
+                          PreprovisioningImage reports to
+  --ironic-inspector-url URL
+                          metal3 mode: Ironic inspector (default: --ironic-url)
+  --ironic-agent-image IMAGE
+                          metal3 mode: the ironic agent image (default: $IRONIC_AGENT_IMAGE)
   --log-level LEVEL       trace, debug, info, warn, error or fatal
                           (default: $SITEFORGE_LOG_LEVEL, else info)
   -h, --help              show this help
@@ -64,6 +78,13 @@ const VALUED = new Set([
   '--image-server-url',
   '--workers',
   '--log-level',
+  '--image-cache-dir',
+  '--image-server-key-file',
+  '--kube-api-qps',
+  '--kube-api-burst',
+  '--ironic-url',
+  '--ironic-inspector-url',
+  '--ironic-agent-image',
 ]);
 
 /** A namespace name (RFC 1123 label). */
@@ -119,6 +140,16 @@ export function parseControllerArgs(
   const workers = /^[0-9]{1,4}$/.test(workersText) ? Number(workersText) : NaN;
   if (!(workers >= 1 && workers <= 1000))
     throw new UsageError(`--workers must be a whole number from 1 to 1000, not "${workersText}"`);
+  const kubeApiQps = wholeNumber(values, '--kube-api-qps', 100, 1, 100_000);
+  const kubeApiBurst = wholeNumber(values, '--kube-api-burst', 200, 1, 100_000);
+  const ironicUrl = values.get('--ironic-url');
+  if (ironicUrl !== undefined) checkUrl(ironicUrl, '--ironic-url');
+  const ironicInspectorUrl = values.get('--ironic-inspector-url');
+  if (ironicInspectorUrl !== undefined) checkUrl(ironicInspectorUrl, '--ironic-inspector-url');
+  const passed = (flag: string, key: string): Record<string, string> => {
+    const value = values.get(flag);
+    return value === undefined ? {} : { [key]: value };
+  };
   const leaderElectionId = values.get('--leader-election-id') ?? 'siteforge-controller';
   if (leaderElectionId.length > 253 || !SUBDOMAIN.test(leaderElectionId))
     throw new UsageError(
@@ -127,7 +158,7 @@ export function parseControllerArgs(
   const leaseNamespace = values.get('--leader-election-namespace');
   const kubeconfig = values.get('--kubeconfig');
   const imageServerUrl = values.get('--image-server-url');
-  if (imageServerUrl !== undefined) checkUrl(imageServerUrl);
+  if (imageServerUrl !== undefined) checkUrl(imageServerUrl, '--image-server-url');
   const metrics = bindAddressOf('--metrics-bind-address', values, ':8080', true);
   const probes = bindAddressOf('--health-probe-bind-address', values, ':8081', true);
   const imageServer = bindAddressOf('--image-server-bind-address', values, ':8082', false);
@@ -145,7 +176,14 @@ export function parseControllerArgs(
     leaderElectionId,
     imageServerBindAddress: imageServer!,
     ...(imageServerUrl !== undefined && { imageServerUrl }),
+    ...passed('--image-cache-dir', 'imageCacheDir'),
+    ...passed('--image-server-key-file', 'imageServerKeyFile'),
     workers,
+    kubeApiQps,
+    kubeApiBurst,
+    ...(ironicUrl !== undefined && { ironicUrl }),
+    ...(ironicInspectorUrl !== undefined && { ironicInspectorUrl }),
+    ...passed('--ironic-agent-image', 'ironicAgentImage'),
     logLevel: logLevel as LogLevel,
   };
 }
@@ -181,15 +219,33 @@ function namespaceOf(flag: string, value: string): string {
   return value;
 }
 
-function checkUrl(value: string): void {
-  let url: URL;
+function checkUrl(value: string, flag: string): void {
+  let url: URL | undefined;
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`--image-server-url must be an http or https URL, not "${value}"`);
+    url = undefined;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(`--image-server-url must be an http or https URL, not "${value}"`);
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
+    throw new UsageError(`${flag} must be an http or https URL, not "${value}"`);
+}
+
+/** A whole-number flag within [min, max]. */
+function wholeNumber(
+  values: ReadonlyMap<string, string>,
+  flag: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const text = values.get(flag);
+  if (text === undefined) return fallback;
+  const value = /^[0-9]{1,9}$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max))
+    throw new UsageError(
+      `${flag} must be a whole number from ${String(min)} to ${String(max)}, not "${text}"`,
+    );
+  return value;
 }
 
 /**

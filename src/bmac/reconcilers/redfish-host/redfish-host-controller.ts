@@ -27,6 +27,7 @@
  * no host is booted twice for one image; one that finds it inserted and the host off resumes
  * at the boot override and power-on.
  */
+import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '../../../kube/index.js';
 import { BmhAnnotation, Finalizer, Gvk, Label } from '../../api.js';
 import { bootFromIso, BootStep, parseRedfishAddress } from '../../redfish/index.js';
@@ -126,6 +127,8 @@ export function createRedfishHostController(
   const vendors = new Map<string, string>();
   /** Aborted by `stop()`: operations let go of their BMC at once. */
   const shutdown = new AbortController();
+  // Every running BMC operation listens to it.
+  setMaxListeners(0, shutdown.signal);
   const requests = new Map<string, Request>();
   const operations = new BmcOperations({
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
