@@ -78,3 +78,77 @@ export const ASSISTED_DEPLOY_METHOD = 'start_assisted_install';
 
 /** Seconds an InfraEnv image must exist before a host is pointed at it (InfraEnvImageCooldownPeriod). */
 export const INFRAENV_IMAGE_COOLDOWN_MS = 60_000;
+
+/** More labels the BMAC reads or writes (assisted.md §1.1, §1.9; AS agent_controller.go). */
+export const BmacLabel = {
+  /** On an Agent: the namespace of the ClusterDeployment it is bound to (set by the agent controller). */
+  ClusterDeploymentNamespace: 'agent-install.openshift.io/clusterdeployment-namespace',
+  /** On a spoke Machine: the ClusterDeployment name. */
+  MachineCluster: 'machine.openshift.io/cluster-api-cluster',
+  /** On a spoke Machine: its role (`master`, `worker`). */
+  MachineRole: 'machine.openshift.io/cluster-api-machine-role',
+  /** On a spoke Machine: its type (the role again). */
+  MachineType: 'machine.openshift.io/cluster-api-machine-type',
+} as const;
+
+/** More annotations the BMAC reads or writes (assisted.md §1.1, §1.9). */
+export const BmacAnnotation = {
+  DrainStartedAt: 'bmac.agent-install.openshift.io/drain-started-at',
+  /** A Go duration (`90s`, `1h30m`) the user sets; after it the BMAC gives up draining. */
+  DrainTimeout: 'bmac.agent-install.openshift.io/drain-timeout',
+  DrainStatus: 'bmac.agent-install.openshift.io/drain-status',
+  /** On a spoke Machine: `openshift-machine-api/<bmh>`. */
+  MachineBareMetalHost: 'metal3.io/BareMetalHost',
+  /** On an AgentClusterInstall: install-config overrides as JSON (capabilities). */
+  InstallConfigOverrides: 'agent-install.openshift.io/install-config-overrides',
+} as const;
+
+/** Values of the drain-status annotation (besides `failed to drain node: <error>`). */
+export const DrainStatus = {
+  Succeeded: 'drain succeeded',
+  InProgress: 'draining in progress',
+  TimedOut: 'drain timed out',
+} as const;
+
+/** More kinds the BMAC reads (live) or writes on a spoke cluster. */
+export const BmacGvk = {
+  AgentClusterInstall: {
+    apiVersion: 'extensions.hive.openshift.io/v1beta1',
+    kind: 'AgentClusterInstall',
+  },
+  Machine: { apiVersion: 'machine.openshift.io/v1beta1', kind: 'Machine' },
+  Node: { apiVersion: 'v1', kind: 'Node' },
+} as const satisfies Record<string, GroupVersionKind>;
+
+/** The Agent `Bound` condition and the reason the BMAC reacts to (assisted.md §1.7, §3.2). */
+export const AGENT_BOUND_CONDITION = 'Bound';
+export const UNBINDING_PENDING_USER_ACTION = 'UnbindingPendingUserAction';
+/** The PreprovisioningImage `Ready` reason meaning the InfraEnv's ISO is in place. */
+export const INFRAENV_AVAILABLE_REASON = 'InfraEnvAvailable';
+/** The installation disk the BMAC asks for when no disk matches rootDeviceHints. */
+export const DISK_NOT_FOUND_BY_HINTS = '/dev/not-found-by-hints';
+/** The namespace of Machines and BareMetalHosts on a spoke cluster. */
+export const OPENSHIFT_MACHINE_API_NAMESPACE = 'openshift-machine-api';
+
+/** Annotations on an InfraEnv read or written by the PreprovisioningImage controller (assisted.md §2). */
+export const InfraEnvAnnotation = {
+  /** `"true"` once the ironic agent is part of the InfraEnv's image (informational). */
+  EnableIronicAgent: 'infraenv.agent-install.openshift.io/enable-ironic-agent',
+  /** An ironic agent image to use instead of the configured one. */
+  IronicAgentImageOverride: 'infraenv.agent-install.openshift.io/ironic-agent-image-override',
+  /** `v4`, `v6` or `v4,v6`: the address families of the hosts booting the image. */
+  IpFamily: 'infraenv.agent-install.openshift.io/ip-family',
+} as const;
+
+/** The value of BmhAnnotation.Reboot that makes the Bare Metal Operator reboot a host at once. */
+export const FORCE_REBOOT_VALUE = '{"force": true}';
+
+/** BareMetalHost `status.provisioning.state` values the controllers compare with (BMO spelling). */
+export const BmhProvisioningState = {
+  Provisioned: 'provisioned',
+  PoweringOffBeforeDelete: 'powering off before delete',
+  Deleting: 'deleting',
+} as const;
+
+/** `spec.automatedCleaningMode` of a BareMetalHost that never cleans disks. */
+export const CLEANING_MODE_DISABLED = 'disabled';

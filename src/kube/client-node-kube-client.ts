@@ -76,6 +76,25 @@ export class ClientNodeKubeClient implements KubeClient {
     return new ClientNodeKubeClient(loadKubeConfig(options.kubeconfig), options);
   }
 
+  /**
+   * A client from the text of a kubeconfig, such as a spoke cluster's admin kubeconfig Secret
+   * (its current context).
+   * @throws KubeUnreachableError when the text is not a usable kubeconfig; the message never
+   *   quotes the text, which holds credentials
+   */
+  static fromKubeconfigText(
+    text: string,
+    options: Omit<ClientNodeKubeClientOptions, 'kubeconfig'> = {},
+  ): ClientNodeKubeClient {
+    const kc = new KubeConfig();
+    try {
+      kc.loadFromString(text);
+    } catch {
+      throw new KubeUnreachableError('the kubeconfig is not a valid kubeconfig document');
+    }
+    return new ClientNodeKubeClient(kc, options);
+  }
+
   constructor(
     kubeConfig: KubeConfig,
     options: Omit<ClientNodeKubeClientOptions, 'kubeconfig'> = {},
@@ -175,7 +194,7 @@ export class ClientNodeKubeClient implements KubeClient {
  * passes built-in kinds through client-node's typed models, which silently drop unknown fields,
  * so the server's strict field validation would never see them.
  */
-class DiscoveringObjectApi extends KubernetesObjectApi {
+export class DiscoveringObjectApi extends KubernetesObjectApi {
   async serverSideApply(
     object: KubernetesObject,
     options: ApplyOptions,
@@ -242,7 +261,7 @@ interface StatusBody {
   };
 }
 
-/** client-node's errors as KubeApiError / KubeUnreachableError; other errors as they are. */
+/** Any error of a client-node request as KubeApiError / KubeUnreachableError (others pass through). */
 export function toKubeError(err: unknown, server: string): Error {
   if (err instanceof KubeApiError || err instanceof KubeUnreachableError) return err;
   if (err instanceof ApiException) {

@@ -10,6 +10,8 @@ import type {
   ReconcileResult,
   Request,
 } from '../../src/bmac/runtime/contract.js';
+import { allows, resourceOf } from '../../src/bmac/permissions.js';
+import type { PolicyRule } from '../../src/bmac/permissions.js';
 import { createLogger } from '../../src/shared/logger.js';
 import type { Clock } from '../../src/shared/clock.js';
 
@@ -31,6 +33,18 @@ export interface RecordedEvent {
   readonly message: string;
 }
 
+/** Options of FakeCluster. */
+export interface FakeClusterOptions {
+  /**
+   * RBAC rules the controller runs with (e.g. the chart's ClusterRole): every read or write of
+   * a kind and verb they do not grant throws a 403 KubeApiError, as the API server would. Cache
+   * reads need `list` and `watch` (the informer's), `getLive` needs `get`, `updateStatus` needs
+   * `update` of `<resource>/status`, an Event needs `create` of events.
+   * @default everything allowed
+   */
+  readonly rules?: readonly PolicyRule[];
+}
+
 /**
  * An in-memory API server for reconciler unit tests, with the semantics reconcilers depend on:
  * resourceVersion bumps on every write and a stale one is a 409 Conflict; `update` ignores
@@ -45,7 +59,10 @@ export class FakeCluster implements ObjectReader, ObjectWriter, EventRecorder {
   readonly writes: string[] = [];
   private version = 0;
 
-  constructor(readonly clock: Clock = { now: () => Date.now(), sleep: () => Promise.resolve() }) {}
+  constructor(
+    readonly clock: Clock = { now: () => Date.now(), sleep: () => Promise.resolve() },
+    private readonly options: FakeClusterOptions = {},
+  ) {}
 
   /** Puts objects in the store as they are (a test's starting world). */
   seed(...objects: KubeObject[]): this {
@@ -66,11 +83,13 @@ export class FakeCluster implements ObjectReader, ObjectWriter, EventRecorder {
   }
 
   get(ref: ObjectRef): KubeObject | undefined {
+    this.authorize(ref, ['list', 'watch']);
     const o = this.objects.get(keyOf(ref));
     return o && clone(o);
   }
 
   list(gvk: GroupVersionKind, options: ReaderListOptions = {}): readonly KubeObject[] {
+    this.authorize(gvk, ['list', 'watch']);
     return [...this.objects.values()]
       .filter(
         (o) =>
@@ -83,16 +102,21 @@ export class FakeCluster implements ObjectReader, ObjectWriter, EventRecorder {
   }
 
   getLive(ref: ObjectRef): Promise<KubeObject | undefined> {
-    return Promise.resolve(this.get(ref));
+    const denied = this.denial(ref, ['get']);
+    if (denied) return Promise.reject(denied);
+    const o = this.objects.get(keyOf(ref));
+    return Promise.resolve(o && clone(o));
   }
 
   create(object: KubeObject): Promise<KubeObject> {
     const key = keyOf(refOfObject(object));
+    const denied = this.denial(object, ['create']);
+    if (denied) return Promise.reject(denied);
     this.writes.push(`create ${describe(object)}`);
     if (this.objects.has(key))
       return Promise.reject(new KubeApiError(409, 'AlreadyExists', `${describe(object)} exists`));
     this.seed(object);
-    return Promise.resolve(this.get(refOfObject(object))!);
+    return Promise.resolve(clone(this.objects.get(key)!));
   }
 
   update(object: KubeObject): Promise<KubeObject> {
@@ -116,6 +140,8 @@ export class FakeCluster implements ObjectReader, ObjectWriter, EventRecorder {
 
   delete(ref: ObjectRef): Promise<boolean> {
     const key = keyOf(ref);
+    const denied = this.denial(ref, ['delete']);
+    if (denied) return Promise.reject(denied);
     const before = this.objects.get(key);
     this.writes.push(`delete ${ref.kind} ${ref.namespace ?? ''}/${ref.name}`);
     if (!before) return Promise.resolve(false);
@@ -134,6 +160,7 @@ export class FakeCluster implements ObjectReader, ObjectWriter, EventRecorder {
   }
 
   event(object: KubeObject, type: EventType, reason: string, message: string): void {
+    this.authorize({ apiVersion: 'v1', kind: 'Event' }, ['create']);
     this.events.push({ object: describe(object), type, reason, message });
   }
 
@@ -144,6 +171,8 @@ export class FakeCluster implements ObjectReader, ObjectWriter, EventRecorder {
   ): Promise<KubeObject> {
     const ref = refOfObject(object);
     const key = keyOf(ref);
+    const denied = this.denial(ref, ['update'], verb === 'updateStatus' ? 'status' : undefined);
+    if (denied) return Promise.reject(denied);
     const before = this.objects.get(key);
     this.writes.push(`${verb} ${describe(object)}`);
     if (!before)
@@ -162,9 +191,38 @@ export class FakeCluster implements ObjectReader, ObjectWriter, EventRecorder {
       this.objects.delete(key);
       return Promise.resolve(next);
     }
-    const stored = { ...next, metadata: { ...next.metadata, resourceVersion: String(++this.version) } };
+    const stored = {
+      ...next,
+      metadata: { ...next.metadata, resourceVersion: String(++this.version) },
+    };
     this.objects.set(key, stored);
     return Promise.resolve(clone(stored));
+  }
+
+  /** Throws the 403 Forbidden of {@link denial}, if any. */
+  private authorize(gvk: GroupVersionKind, verbs: readonly string[]): void {
+    const denied = this.denial(gvk, verbs);
+    if (denied) throw denied;
+  }
+
+  /** A 403 Forbidden unless the rules grant every verb on the kind (or its subresource). */
+  private denial(
+    gvk: GroupVersionKind,
+    verbs: readonly string[],
+    subresource?: string,
+  ): KubeApiError | undefined {
+    const rules = this.options.rules;
+    if (rules === undefined) return undefined;
+    const { group, resource: plural } = resourceOf(gvk);
+    const resource = subresource === undefined ? plural : `${plural}/${subresource}`;
+    for (const verb of verbs)
+      if (!allows(rules, group, resource, verb))
+        return new KubeApiError(
+          403,
+          'Forbidden',
+          `${resource}${group === '' ? '' : `.${group}`} is forbidden: the controller cannot ${verb} it (not granted by its ClusterRole)`,
+        );
+    return undefined;
   }
 }
 

@@ -1,14 +1,21 @@
-import type { Clock } from '../../src/shared/clock.js';
+import type { CancelTimer, RuntimeClock } from '../../src/bmac/runtime/runtime-clock.js';
+
+interface Timer {
+  readonly at: number;
+  readonly seq: number;
+  readonly callback: () => void;
+}
 
 /**
- * Fake time that moves only when a test says so. Sleepers wake in time order as `advance`
- * passes their moment, and everything they set off settles before time moves on.
+ * Fake time for the runtime: it stands still until a test calls `advance`, which fires the due
+ * timers in order, letting promises settle after each one. `sleep` is a timer as well.
  */
-export class ManualClock implements Clock {
+export class ManualClock implements RuntimeClock {
   private time: number;
-  private sleepers: { at: number; wake: () => void }[] = [];
+  private seq = 0;
+  private timers: Timer[] = [];
 
-  constructor(start = Date.parse('2026-11-25T09:00:00Z')) {
+  constructor(start = Date.UTC(2026, 0, 1)) {
     this.time = start;
   }
 
@@ -18,34 +25,45 @@ export class ManualClock implements Clock {
 
   sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      this.sleepers.push({ at: this.time + Math.max(0, ms), wake: resolve });
+      this.setTimer(ms, resolve);
     });
   }
 
-  /** Moves time forward by `ms`, waking each sleeper at its moment. */
+  setTimer(ms: number, callback: () => void): CancelTimer {
+    const timer: Timer = { at: this.time + Math.max(0, ms), seq: this.seq++, callback };
+    this.timers.push(timer);
+    return () => {
+      this.timers = this.timers.filter((t) => t !== timer);
+    };
+  }
+
+  /** Delays of the timers now pending, from now, soonest first. */
+  pending(): number[] {
+    return this.sorted().map((t) => t.at - this.time);
+  }
+
+  /** Moves time ahead by `ms`, firing every timer due on the way (and those they set). */
   async advance(ms: number): Promise<void> {
-    const target = this.time + ms;
+    const end = this.time + ms;
     await settle();
     for (;;) {
-      const next = this.sleepers
-        .filter((s) => s.at <= target)
-        .reduce<number | undefined>(
-          (min, s) => (min === undefined || s.at < min ? s.at : min),
-          undefined,
-        );
-      if (next === undefined) break;
-      this.time = next;
-      const due = this.sleepers.filter((s) => s.at <= next);
-      this.sleepers = this.sleepers.filter((s) => s.at > next);
-      for (const sleeper of due) sleeper.wake();
+      const next = this.sorted()[0];
+      if (next === undefined || next.at > end) break;
+      this.timers = this.timers.filter((t) => t !== next);
+      this.time = next.at;
+      next.callback();
       await settle();
     }
-    this.time = target;
+    this.time = end;
     await settle();
+  }
+
+  private sorted(): Timer[] {
+    return [...this.timers].sort((a, b) => a.at - b.at || a.seq - b.seq);
   }
 }
 
-/** Lets every promise chain that is ready run to its next wait. */
-export async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+/** Lets pending promise callbacks and I/O callbacks run. */
+export async function settle(rounds = 5): Promise<void> {
+  for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }

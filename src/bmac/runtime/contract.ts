@@ -112,3 +112,20 @@ export function requestOf(object: KubeObject): Request {
   const { name, namespace } = object.metadata;
   return namespace === undefined ? { name } : { namespace, name };
 }
+
+/**
+ * Whether this process may reconcile now. Leader election implements it; the Manager runs its
+ * informers and caches regardless (a standby stays warm) but its workers reconcile only while
+ * `isLeader()`, and aborts every in-flight reconcile the moment leadership is lost.
+ */
+export interface LeaderGate {
+  /** True while this process holds the lease. */
+  isLeader(): boolean;
+  /**
+   * False until the first attempt to acquire (or observe) the lease has finished, so readiness
+   * can say "leader" or "standby" only once it knows which.
+   */
+  isKnown(): boolean;
+  /** Calls `listener` on every change of `isLeader()`. @returns a function that unsubscribes */
+  onChange(listener: (leader: boolean) => void): () => void;
+}

@@ -1,0 +1,153 @@
+/**
+ * What each controller does to which resource: the one list the Helm chart's ClusterRole is
+ * generated from (charts/siteforge-controller, `npm run chart`) and that reconciler unit tests
+ * enforce (FakeCluster with rules), so a reconciler that starts using a verb fails its tests
+ * until the verb is listed here and the chart is regenerated.
+ *
+ * Reads through the informers' cache need `list` and `watch`; `ObjectWriter.getLive` needs
+ * `get`; `update` is `update` of the resource, `updateStatus` is `update` of `<resource>/status`.
+ */
+import type { GroupVersionKind } from '../kube/index.js';
+import { BmacGvk, Gvk } from './api.js';
+
+/** An RBAC PolicyRule (rbac.authorization.k8s.io/v1), as the ClusterRole carries it. */
+export interface PolicyRule {
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly verbs: readonly string[];
+}
+
+/** The API verbs SiteForge uses. */
+export const Verb = {
+  Get: 'get',
+  List: 'list',
+  Watch: 'watch',
+  Create: 'create',
+  Update: 'update',
+  Patch: 'patch',
+  Delete: 'delete',
+} as const;
+export type Verb = (typeof Verb)[keyof typeof Verb];
+
+/** Plural resource names of the kinds in Gvk. */
+const RESOURCES: Readonly<Record<string, string>> = {
+  BareMetalHost: 'baremetalhosts',
+  PreprovisioningImage: 'preprovisioningimages',
+  InfraEnv: 'infraenvs',
+  Agent: 'agents',
+  ClusterDeployment: 'clusterdeployments',
+  Secret: 'secrets',
+  ConfigMap: 'configmaps',
+  Event: 'events',
+  Lease: 'leases',
+  Deployment: 'deployments',
+  AgentClusterInstall: 'agentclusterinstalls',
+};
+
+/** The API group and plural resource of a kind, e.g. `metal3.io`, `baremetalhosts`. */
+export function resourceOf(gvk: GroupVersionKind): { group: string; resource: string } {
+  const slash = gvk.apiVersion.lastIndexOf('/');
+  const group = slash < 0 ? '' : gvk.apiVersion.slice(0, slash);
+  return { group, resource: RESOURCES[gvk.kind] ?? `${gvk.kind.toLowerCase()}s` };
+}
+
+const CACHED = [Verb.List, Verb.Watch] as const;
+
+function rule(gvk: GroupVersionKind, verbs: readonly Verb[], subresource?: string): PolicyRule {
+  const { group, resource } = resourceOf(gvk);
+  return {
+    apiGroups: [group],
+    resources: [subresource === undefined ? resource : `${resource}/${subresource}`],
+    verbs,
+  };
+}
+
+/** The permissions of each part of the controller process. */
+export const Permissions = {
+  /**
+   * The Bare Metal Agent Controller (assisted.md §1). Spoke objects (Nodes, Machines, the MCS
+   * CA ConfigMap) are read and written with the spoke's admin kubeconfig, not these rules.
+   */
+  bmac: [
+    rule(Gvk.BareMetalHost, [...CACHED, Verb.Update]),
+    // Spec and labels; deleted on converged remove-agent-and-node-on-delete.
+    rule(Gvk.Agent, [...CACHED, Verb.Update, Verb.Delete]),
+    rule(Gvk.InfraEnv, CACHED),
+    rule(Gvk.ClusterDeployment, CACHED),
+    rule(Gvk.PreprovisioningImage, CACHED),
+    // Day 2: the platform of the spoke, read live.
+    rule(BmacGvk.AgentClusterInstall, [Verb.Get]),
+    // BMC credentials and admin kubeconfigs read live; the fencing credentials Secret written.
+    rule(Gvk.Secret, [Verb.Get, Verb.Create, Verb.Update]),
+    rule(Gvk.ConfigMap, [Verb.Get, Verb.Update]),
+  ],
+  /** The PreprovisioningImage controller (assisted.md §2). */
+  preprovisioningImage: [
+    rule(Gvk.PreprovisioningImage, [...CACHED, Verb.Update]),
+    rule(Gvk.PreprovisioningImage, [Verb.Update], 'status'),
+    // The enable-ironic-agent annotation.
+    rule(Gvk.InfraEnv, [...CACHED, Verb.Update]),
+    // The reboot annotation.
+    rule(Gvk.BareMetalHost, [...CACHED, Verb.Update]),
+  ],
+  /** SiteForge's own Redfish host provisioner (redfish mode). */
+  redfishHost: [
+    rule(Gvk.BareMetalHost, [...CACHED, Verb.Update]),
+    rule(Gvk.BareMetalHost, [Verb.Update], 'status'),
+    // An Agent's changes wake its host.
+    rule(Gvk.Agent, CACHED),
+    // BMC credentials, read live (Secrets are not cached).
+    rule(Gvk.Secret, [Verb.Get]),
+  ],
+  /** The runtime: Events, leader election, and mode detection at start-up. */
+  runtime: [
+    rule(Gvk.Event, [Verb.Create, Verb.Patch]),
+    rule(Gvk.Lease, [Verb.Get, Verb.Create, Verb.Update]),
+    // --mode auto looks for the Bare Metal Operator's Deployment by name, then by label.
+    rule(Gvk.Deployment, [Verb.Get, Verb.List]),
+  ],
+} as const satisfies Record<string, readonly PolicyRule[]>;
+
+const VERB_ORDER: readonly string[] = Object.values(Verb);
+
+/**
+ * Every controller's rules merged into one ClusterRole's: one rule per API group and resource,
+ * with the union of the verbs, sorted by group, then resource (verbs in Verb order).
+ */
+export function clusterRoleRules(
+  permissions: Readonly<Record<string, readonly PolicyRule[]>> = Permissions,
+): PolicyRule[] {
+  const merged = new Map<string, { group: string; resource: string; verbs: Set<string> }>();
+  for (const rules of Object.values(permissions))
+    for (const r of rules)
+      for (const group of r.apiGroups)
+        for (const resource of r.resources) {
+          const key = `${group}\u0000${resource}`;
+          const entry = merged.get(key) ?? { group, resource, verbs: new Set<string>() };
+          for (const verb of r.verbs) entry.verbs.add(verb);
+          merged.set(key, entry);
+        }
+  return [...merged.values()]
+    .sort((a, b) =>
+      a.group === b.group ? a.resource.localeCompare(b.resource) : a.group.localeCompare(b.group),
+    )
+    .map((e) => ({
+      apiGroups: [e.group],
+      resources: [e.resource],
+      verbs: [...e.verbs].sort((x, y) => VERB_ORDER.indexOf(x) - VERB_ORDER.indexOf(y)),
+    }));
+}
+
+/** Whether `rules` allow `verb` on `resource` (with `/subresource`) of API group `group`. */
+export function allows(
+  rules: readonly PolicyRule[],
+  group: string,
+  resource: string,
+  verb: string,
+): boolean {
+  const any = (list: readonly string[], value: string): boolean =>
+    list.includes('*') || list.includes(value);
+  return rules.some(
+    (r) => any(r.apiGroups, group) && any(r.resources, resource) && any(r.verbs, verb),
+  );
+}

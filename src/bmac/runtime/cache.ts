@@ -1,0 +1,109 @@
+/**
+ * The informers' caches: one ObjectStore per kind, read by reconcilers through ObjectReader.
+ * Stored objects are frozen, so a reconciler that edits what it read in place fails loudly
+ * instead of corrupting the cache (it must copy, then write through the ObjectWriter).
+ */
+import type { GroupVersionKind, KubeObject, ObjectRef } from '../../kube/index.js';
+import { SiteForgeError } from '../../shared/errors.js';
+import type { ObjectReader, ReaderListOptions } from './contract.js';
+
+/** `apiVersion/kind`, the key of a kind. */
+export function gvkKey(gvk: GroupVersionKind): string {
+  return `${gvk.apiVersion}/${gvk.kind}`;
+}
+
+/** Reading a kind that no controller declared in `for` or `watches`. */
+export class KindNotCachedError extends SiteForgeError {
+  constructor(readonly gvk: GroupVersionKind) {
+    super(
+      'RUNTIME_KIND_NOT_CACHED',
+      `no informer caches ${gvk.kind} (${gvk.apiVersion}): declare it in a controller's for or watches`,
+    );
+  }
+}
+
+/** The objects of one kind, by namespace then name (`''` for cluster scope). */
+export class ObjectStore {
+  private readonly byNamespace = new Map<string, Map<string, KubeObject>>();
+  private count = 0;
+
+  /** Objects stored. */
+  get size(): number {
+    return this.count;
+  }
+
+  get(namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.byNamespace.get(namespace ?? '')?.get(name);
+  }
+
+  /** Stores a frozen copy of `object`. @returns what it replaced */
+  set(object: KubeObject): KubeObject | undefined {
+    const namespace = object.metadata.namespace ?? '';
+    let names = this.byNamespace.get(namespace);
+    if (names === undefined)
+      this.byNamespace.set(namespace, (names = new Map<string, KubeObject>()));
+    const previous = names.get(object.metadata.name);
+    if (previous === undefined) this.count++;
+    names.set(object.metadata.name, deepFreeze(structuredClone(object)));
+    return previous;
+  }
+
+  /** @returns what was stored, if anything */
+  delete(namespace: string | undefined, name: string): KubeObject | undefined {
+    const names = this.byNamespace.get(namespace ?? '');
+    const previous = names?.get(name);
+    if (names === undefined || previous === undefined) return undefined;
+    names.delete(name);
+    this.count--;
+    if (names.size === 0) this.byNamespace.delete(namespace ?? '');
+    return previous;
+  }
+
+  /** Every object, or those of one namespace. */
+  *values(namespace?: string): IterableIterator<KubeObject> {
+    if (namespace !== undefined) {
+      yield* this.byNamespace.get(namespace)?.values() ?? [];
+      return;
+    }
+    for (const names of this.byNamespace.values()) yield* names.values();
+  }
+}
+
+/** ObjectReader over the stores of the kinds the controllers declared. */
+export class ObjectCache implements ObjectReader {
+  private readonly stores = new Map<string, ObjectStore>();
+
+  /** The store of `gvk`, created on first use (by the informer that fills it). */
+  storeFor(gvk: GroupVersionKind): ObjectStore {
+    const key = gvkKey(gvk);
+    let store = this.stores.get(key);
+    if (store === undefined) this.stores.set(key, (store = new ObjectStore()));
+    return store;
+  }
+
+  get(ref: ObjectRef): KubeObject | undefined {
+    return this.existing(ref).get(ref.namespace, ref.name);
+  }
+
+  list(gvk: GroupVersionKind, options: ReaderListOptions = {}): readonly KubeObject[] {
+    const labels = Object.entries(options.labels ?? {});
+    const found: KubeObject[] = [];
+    for (const object of this.existing(gvk).values(options.namespace))
+      if (labels.every(([k, v]) => object.metadata.labels?.[k] === v)) found.push(object);
+    return found;
+  }
+
+  private existing(gvk: GroupVersionKind): ObjectStore {
+    const store = this.stores.get(gvkKey(gvk));
+    if (store === undefined) throw new KindNotCachedError(gvk);
+    return store;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

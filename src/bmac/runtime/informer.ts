@@ -1,0 +1,281 @@
+/**
+ * An informer that never goes silent. client-node's own informer stops for good on any watch
+ * error but 410; this one lists, then watches from the list's resourceVersion, and whenever the
+ * watch breaks (an error, an ERROR event, a connection that ends early) it counts a restart,
+ * waits an exponential backoff with jitter (none after 410 Gone), lists again, and tells its
+ * listeners what changed during the gap: deletes for objects gone, updates for objects changed,
+ * adds for new ones. A watch the server ends on its own time limit is simply resumed.
+ */
+import type {
+  GroupVersionKind,
+  KubeObject,
+  RuntimeKubeClient,
+  WatchEvent,
+} from '../../kube/index.js';
+import { KubeApiError, KubeApiErrorCode } from '../../kube/index.js';
+import type { Logger } from '../../shared/logger.js';
+import type { ObjectStore } from './cache.js';
+import { backoffDelay, delay } from './runtime-clock.js';
+import type { BackoffOptions, CancelTimer, RuntimeClock } from './runtime-clock.js';
+
+/** What an informer tells its listeners. `resync` repeats an unchanged object periodically. */
+export type InformerEvent =
+  | { readonly type: 'add' | 'resync'; readonly object: KubeObject }
+  | { readonly type: 'update'; readonly object: KubeObject; readonly previous: KubeObject }
+  | { readonly type: 'delete'; readonly object: KubeObject };
+
+/** Why a watch was restarted (a metric label). */
+export type RestartReason = 'error' | 'gone' | 'closed';
+
+/** Options of Informer. */
+export interface InformerOptions {
+  readonly client: RuntimeKubeClient;
+  readonly gvk: GroupVersionKind;
+  /** Fills this store (the cache's store of the kind). */
+  readonly store: ObjectStore;
+  /** Watch only these namespaces (one list and watch each). @default every namespace */
+  readonly namespaces?: readonly string[];
+  readonly clock: RuntimeClock;
+  readonly log: Logger;
+  /** Tells every object to the listeners again this often. @default never */
+  readonly resyncMs?: number;
+  /** Backoff between restarts after errors. @default base 500 ms, max 30 s, jitter 0.2 */
+  readonly backoff?: BackoffOptions;
+  readonly random?: () => number;
+  /** The server ends each watch after a random time in this range (seconds). @default [300, 600] */
+  readonly watchTimeoutSeconds?: readonly [number, number];
+  /** A watch that ran this long was healthy: its end resets the backoff. @default 60_000 */
+  readonly stableAfterMs?: number;
+  /** Told of every restart, for metrics. */
+  readonly onRestart?: (reason: RestartReason) => void;
+}
+
+const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 500, maxMs: 30_000, jitter: 0.2 };
+
+/** Lists and watches one kind into a store, telling listeners of every change. */
+export class Informer {
+  private readonly listeners: ((event: InformerEvent) => void)[] = [];
+  private readonly synced = new Set<string | undefined>();
+  private readonly scopes: readonly (string | undefined)[];
+  private readonly stopping = new AbortController();
+  private readonly stopWatches = new Set<() => void>();
+  private cancelResync: CancelTimer | undefined;
+  private started = false;
+  private restartCount = 0;
+  private markSynced: () => void = () => undefined;
+  private readonly syncedOnce = new Promise<void>((resolve) => {
+    this.markSynced = resolve;
+  });
+
+  constructor(private readonly options: InformerOptions) {
+    this.scopes =
+      options.namespaces === undefined || options.namespaces.length === 0
+        ? [undefined]
+        : [...new Set(options.namespaces)];
+  }
+
+  /** The kind informed about. */
+  get gvk(): GroupVersionKind {
+    return this.options.gvk;
+  }
+
+  /** Restarts since start. */
+  get restarts(): number {
+    return this.restartCount;
+  }
+
+  /** True once every namespace was listed (the store is complete as of then). */
+  hasSynced(): boolean {
+    return this.synced.size === this.scopes.length;
+  }
+
+  /** Resolves once `hasSynced()` is true (never, if the informer is stopped before). */
+  whenSynced(): Promise<void> {
+    return this.syncedOnce;
+  }
+
+  /** Calls `listener` for every change from now on (add listeners before `start`). */
+  on(listener: (event: InformerEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    for (const scope of this.scopes) void this.run(scope);
+    this.scheduleResync();
+  }
+
+  /** Ends the watches and any wait; nothing is told to listeners afterwards. */
+  stop(): void {
+    this.stopping.abort();
+    this.cancelResync?.();
+    for (const stop of this.stopWatches) stop();
+    this.stopWatches.clear();
+  }
+
+  private isStopped(): boolean {
+    return this.stopping.signal.aborted;
+  }
+
+  private async run(namespace: string | undefined): Promise<void> {
+    const { client, gvk, clock } = this.options;
+    const scope = namespace === undefined ? {} : { namespace };
+    const log = this.options.log.child({ kind: gvk.kind, ...scope });
+    let failures = 0;
+    let version: string | undefined;
+    while (!this.isStopped()) {
+      let startedAt = clock.now();
+      try {
+        if (version === undefined) {
+          const listed = await client.list(gvk, scope);
+          if (this.isStopped()) return;
+          this.replace(namespace, listed.items);
+          version = listed.resourceVersion;
+          if (!this.synced.has(namespace)) {
+            this.synced.add(namespace);
+            log.debug({ objects: listed.items.length }, 'informer synced');
+            if (this.hasSynced()) this.markSynced();
+          }
+        }
+        const timeoutSeconds = this.watchTimeout();
+        startedAt = clock.now();
+        const stream = client.watch(
+          gvk,
+          { ...scope, resourceVersion: version, timeoutSeconds },
+          (event) => {
+            if (!this.isStopped()) version = this.apply(event) ?? version;
+          },
+        );
+        const stop = (): void => {
+          stream.stop();
+        };
+        this.stopWatches.add(stop);
+        try {
+          await stream.ended;
+        } finally {
+          this.stopWatches.delete(stop);
+        }
+        if (this.isStopped()) return;
+        const ranMs = clock.now() - startedAt;
+        // The server ended the watch on its time limit: carry on from where it was.
+        if (ranMs >= timeoutSeconds * 1000) {
+          failures = 0;
+          continue;
+        }
+        throw new WatchClosedError(ranMs);
+      } catch (error) {
+        if (this.isStopped()) return;
+        const gone = error instanceof KubeApiError && error.code === KubeApiErrorCode.Gone;
+        const reason: RestartReason = gone
+          ? 'gone'
+          : error instanceof WatchClosedError
+            ? 'closed'
+            : 'error';
+        if (clock.now() - startedAt >= (this.options.stableAfterMs ?? 60_000)) failures = 0;
+        failures++;
+        version = undefined;
+        this.restartCount++;
+        this.options.onRestart?.(reason);
+        const waitMs = gone
+          ? 0
+          : backoffDelay(failures, this.options.backoff ?? DEFAULT_BACKOFF, this.options.random);
+        log.warn(
+          {
+            reason,
+            error: error instanceof Error ? error.message : String(error),
+            retryInMs: waitMs,
+          },
+          'watch broke; listing again',
+        );
+        if (waitMs > 0) await delay(clock, waitMs, this.stopping.signal);
+      }
+    }
+  }
+
+  /** Applies one watch event to the store. @returns the resourceVersion it brings */
+  private apply(event: WatchEvent): string | undefined {
+    if (event.type === 'BOOKMARK')
+      return event.resourceVersion === '' ? undefined : event.resourceVersion;
+    const { object } = event;
+    const { store } = this.options;
+    if (event.type === 'DELETED') {
+      const previous = store.delete(object.metadata.namespace, object.metadata.name);
+      this.tell({ type: 'delete', object: previous ?? object });
+    } else {
+      const current = store.get(object.metadata.namespace, object.metadata.name);
+      if (current?.metadata.resourceVersion !== object.metadata.resourceVersion) {
+        store.set(object);
+        const stored = store.get(object.metadata.namespace, object.metadata.name)!;
+        this.tell(
+          current === undefined
+            ? { type: 'add', object: stored }
+            : { type: 'update', object: stored, previous: current },
+        );
+      }
+    }
+    return object.metadata.resourceVersion;
+  }
+
+  /** Makes the store's view of `namespace` what a list answered, telling every difference. */
+  private replace(namespace: string | undefined, items: readonly KubeObject[]): void {
+    const { store } = this.options;
+    const listed = new Set<string>();
+    for (const item of items) {
+      listed.add(`${item.metadata.namespace ?? ''}/${item.metadata.name}`);
+      const current = store.get(item.metadata.namespace, item.metadata.name);
+      if (current?.metadata.resourceVersion === item.metadata.resourceVersion) continue;
+      store.set(item);
+      const stored = store.get(item.metadata.namespace, item.metadata.name)!;
+      this.tell(
+        current === undefined
+          ? { type: 'add', object: stored }
+          : { type: 'update', object: stored, previous: current },
+      );
+    }
+    for (const object of [...store.values(namespace)]) {
+      if (listed.has(`${object.metadata.namespace ?? ''}/${object.metadata.name}`)) continue;
+      store.delete(object.metadata.namespace, object.metadata.name);
+      this.tell({ type: 'delete', object });
+    }
+  }
+
+  private scheduleResync(): void {
+    const every = this.options.resyncMs;
+    if (every === undefined || every <= 0 || this.isStopped()) return;
+    this.cancelResync = this.options.clock.setTimer(every, () => {
+      if (this.hasSynced())
+        for (const object of this.options.store.values()) this.tell({ type: 'resync', object });
+      this.scheduleResync();
+    });
+  }
+
+  private watchTimeout(): number {
+    const [low, high] = this.options.watchTimeoutSeconds ?? [300, 600];
+    const random = this.options.random ?? Math.random;
+    return Math.floor(low + (high - low) * random());
+  }
+
+  private tell(event: InformerEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.options.log.error(
+          {
+            kind: this.options.gvk.kind,
+            error: error instanceof Error ? error.message : String(error),
+          },
+          'informer listener failed',
+        );
+      }
+    }
+  }
+}
+
+/** A watch that ended without error long before its time limit (a cut connection). */
+class WatchClosedError extends Error {
+  constructor(ranMs: number) {
+    super(`the watch ended after ${String(ranMs)} ms, before its time limit`);
+  }
+}
