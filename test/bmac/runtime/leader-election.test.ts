@@ -67,8 +67,10 @@ describe('LeaderElector', () => {
     const { clock, candidate, lease } = setup();
     const a = candidate('a');
     const start = clock.now();
+    expect(a.elector.isKnown()).toBe(false);
     a.elector.start();
     await clock.advance(0);
+    expect(a.elector.isKnown()).toBe(true);
     expect(a.elector.isLeader()).toBe(true);
     expect(a.changes).toEqual([[start, true]]);
     expect(lease()?.spec).toEqual({
@@ -88,7 +90,9 @@ describe('LeaderElector', () => {
     await clock.advance(0);
     b.elector.start();
     const acquired = lease()?.spec.acquireTime;
+    expect(b.elector.isKnown()).toBe(false);
     await run(60_000, a, b);
+    expect(b.elector.isKnown()).toBe(true);
     expect(a.elector.isLeader()).toBe(true);
     expect(b.changes).toEqual([]);
     expect(lease()?.spec).toMatchObject({
