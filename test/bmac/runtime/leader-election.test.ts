@@ -220,6 +220,19 @@ describe('LeaderElector', () => {
     expect(a.changes.map(([, leader]) => leader)).toEqual([true, false, true]);
   });
 
+  it('stops at once while a renewal hangs, without waiting for it', async () => {
+    const { clock, candidate } = setup();
+    const a = candidate('a');
+    a.elector.start();
+    await clock.advance(0);
+    a.client.partition = 'hang';
+    await clock.advance(RETRY + 500); // a renewal is in flight and never answers
+    expect(a.elector.isLeader()).toBe(true);
+    await a.elector.stop({ release: false }); // resolves with no time passing
+    expect(a.elector.isLeader()).toBe(false);
+    expect(a.changes.map(([, leader]) => leader)).toEqual([true, false]);
+  });
+
   it('refuses durations that could let two leaders act at once', () => {
     const store = new FakeLeaseStore();
     const make = (options: Partial<LeaderElectorOptions>) => () =>
