@@ -1,15 +1,23 @@
 import { expect } from 'vitest';
 import type { InputIssue } from '../../src/shared/errors.js';
 import { loadSiteConfigs } from '../../src/siteconfig/index.js';
-import type { SourceFile } from '../../src/siteconfig/index.js';
+import type { LoadOptions, SourceFile } from '../../src/siteconfig/index.js';
 import type { Rule } from '../../src/siteconfig/rules/index.js';
 
-/** Input for a rule case: one SiteConfig text (as site.yaml), or several files. */
-export type RuleInput = string | readonly SourceFile[];
+/** Input files with the load options they need (the files a site refers to, its secrets). */
+export interface LoadCase {
+  readonly input: string | readonly SourceFile[];
+  readonly options: LoadOptions;
+}
+
+/** Input for a rule case: one document's text (as sites/site.yaml), several files, or either with load options. */
+export type RuleInput = string | readonly SourceFile[] | LoadCase;
 
 function issuesOf(input: RuleInput): InputIssue[] {
-  const files = typeof input === 'string' ? [{ path: 'site.yaml', text: input }] : input;
-  return loadSiteConfigs(files).issues;
+  const { input: given, options } =
+    typeof input === 'object' && 'options' in input ? input : { input, options: {} };
+  const files = typeof given === 'string' ? [{ path: 'sites/site.yaml', text: given }] : given;
+  return loadSiteConfigs(files, options).issues;
 }
 
 /**
