@@ -89,6 +89,14 @@ export class ClientNodeRuntimeKubeClient implements RuntimeKubeClient {
     this.watcher = new Watch(kubeConfig);
   }
 
+  async namespaced(gvk: GroupVersionKind): Promise<boolean> {
+    try {
+      return await this.api.namespaced(gvk);
+    } catch (err) {
+      throw toKubeError(err, this.server);
+    }
+  }
+
   async list(gvk: GroupVersionKind, options: ScopeOptions = {}): Promise<ListResult> {
     const path = await this.path(listHeader(gvk, options.namespace), 'list');
     const items: KubeObject[] = [];
@@ -291,6 +299,12 @@ class RawObjectApi extends DiscoveringObjectApi {
     action: 'list' | 'read' | 'create' | 'replace' | 'delete',
   ): Promise<string> {
     return this.specUriPath(spec, action);
+  }
+
+  async namespaced(gvk: GroupVersionKind): Promise<boolean> {
+    // DiscoveringObjectApi throws KUBE_KIND_UNKNOWN rather than answer undefined.
+    const resource = await this.resource(gvk.apiVersion, gvk.kind);
+    return resource?.namespaced ?? true;
   }
 
   async raw(
