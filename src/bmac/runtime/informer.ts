@@ -56,7 +56,7 @@ const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 500, maxMs: 30_000, jitter: 0.
 export class Informer {
   private readonly listeners: ((event: InformerEvent) => void)[] = [];
   private readonly synced = new Set<string | undefined>();
-  private readonly scopes: readonly (string | undefined)[];
+  private scopes: readonly (string | undefined)[];
   private readonly stopping = new AbortController();
   private readonly stopWatches = new Set<() => void>();
   private cancelResync: CancelTimer | undefined;
@@ -102,7 +102,7 @@ export class Informer {
   start(): void {
     if (this.started) return;
     this.started = true;
-    for (const scope of this.scopes) void this.run(scope);
+    void this.begin();
     this.scheduleResync();
   }
 
@@ -116,6 +116,35 @@ export class Informer {
 
   private isStopped(): boolean {
     return this.stopping.signal.aborted;
+  }
+
+  /**
+   * Starts one list-and-watch loop per namespace; a cluster-scoped kind (a Namespace, say) has
+   * no namespaces, so it gets a single loop whatever namespaces were asked for.
+   */
+  private async begin(): Promise<void> {
+    const { client, gvk, clock } = this.options;
+    if (this.scopes[0] !== undefined) {
+      for (let failures = 1; !this.isStopped(); failures++) {
+        try {
+          if (!(await client.namespaced(gvk))) this.scopes = [undefined];
+          break;
+        } catch (error) {
+          const waitMs = backoffDelay(
+            failures,
+            this.options.backoff ?? DEFAULT_BACKOFF,
+            this.options.random,
+          );
+          this.options.log.warn(
+            { kind: gvk.kind, error: errorText(error), retryInMs: waitMs },
+            'cannot discover the kind; trying again',
+          );
+          await delay(clock, waitMs, this.stopping.signal);
+        }
+      }
+    }
+    if (this.isStopped()) return;
+    for (const scope of this.scopes) void this.run(scope);
   }
 
   private async run(namespace: string | undefined): Promise<void> {
@@ -278,4 +307,8 @@ class WatchClosedError extends Error {
   constructor(ranMs: number) {
     super(`the watch ended after ${String(ranMs)} ms, before its time limit`);
   }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -182,6 +182,31 @@ describe('Informer', () => {
     informer.stop();
   });
 
+  it('watches a cluster-scoped kind once, whatever namespaces it was given, and notices deletions', async () => {
+    const NS = { apiVersion: 'v1', kind: 'Namespace' };
+    const server = new FakeApiServer();
+    const cache = new ObjectCache();
+    const informer = new Informer({
+      client: server,
+      gvk: NS,
+      store: cache.storeFor(NS),
+      namespaces: ['a', 'b'],
+      clock: new ManualClock(),
+      log: createLogger({ level: 'silent' }),
+    });
+    server.seed({ ...NS, metadata: { name: 'a' } }, { ...NS, metadata: { name: 'b' } });
+    informer.start();
+    await settle();
+    expect(informer.hasSynced()).toBe(true);
+    expect(server.requests).toEqual(['discovery Namespace', 'list Namespace', 'watch Namespace']);
+    server.compact();
+    server.remove({ ...NS, metadata: { name: 'a' } });
+    server.breakWatches(new KubeApiError(410, 'Expired', 'too old resource version'));
+    await settle();
+    expect(cache.list(NS).map((o) => o.metadata.name)).toEqual(['b']);
+    informer.stop();
+  });
+
   it('tells nothing and leaves no timer after stop', async () => {
     const { server, clock, events, informer } = setup({ resyncMs: 1_000 });
     informer.start();
