@@ -1,39 +1,76 @@
 /**
- * Which controllers run in each mode. The reconcilers are not written yet: this is where they
- * are listed, so that main.ts hands the runtime manager whatever this returns.
+ * Which controllers run in each mode, chosen as assisted-service chooses its flows:
+ * - redfish (no Bare Metal Operator on the hub): the BMAC in the non-converged flow points each
+ *   BareMetalHost at its InfraEnv's ISO (`spec.image`, `online: true`), and SiteForge's own
+ *   Redfish provisioner boots it through the image server's short URL;
+ * - metal3 (the Bare Metal Operator boots hosts): the BMAC in the converged flow sets
+ *   `spec.customDeploy`, and the PreprovisioningImage controller serves BMO the InfraEnv's image.
  */
-import type { KubeClient } from '../kube/index.js';
-import type { Clock } from '../shared/clock.js';
-import type { Logger } from '../shared/logger.js';
+import type { SpokeClientFactory } from './reconcilers/bmac/index.js';
+import { createBmacController } from './reconcilers/bmac/index.js';
+import type {
+  InfraEnvBackend,
+  IronicEndpoints,
+} from './reconcilers/preprovisioning-image/preprovisioning-image-controller.js';
+import { PreprovisioningImageController } from './reconcilers/preprovisioning-image/preprovisioning-image-controller.js';
+import { createRedfishHostController } from './reconcilers/redfish-host/index.js';
+import type { ImageUrls, RedfishCallMetric } from './reconcilers/redfish-host/index.js';
 import { ControllerMode } from './mode.js';
-import type { Controller } from './runtime/contract.js';
+import type { Controller, Request } from './runtime/contract.js';
+
+/** Name of the redfish-mode BareMetalHost provisioner, in logs, metrics and Events. */
+export const REDFISH_HOST_CONTROLLER = 'redfish-host';
+
+/** Settings of the PreprovisioningImage controller (metal3 mode). */
+export interface IronicSettings {
+  readonly endpoints: IronicEndpoints;
+  readonly agentImage: string;
+  readonly backend: InfraEnvBackend;
+}
 
 /** What the reconcilers are built from: ports and settings, never adapters' internals. */
 export interface ControllerDeps {
-  readonly kube: KubeClient;
-  readonly clock: Clock;
-  /** The controller's logger; each reconciler takes a child with `{ controller }`. */
-  readonly log: Logger;
-  /** Namespaces watched; empty for all. */
-  readonly namespaces: readonly string[];
-  /** Base URL at which BMCs download images from the image server, when given. */
-  readonly imageServerUrl?: string;
+  /** Clients on spoke clusters (day-2 hosts, drains). */
+  readonly spokeClients: SpokeClientFactory;
+  /** redfish mode: the image server's short URLs. */
+  readonly images?: ImageUrls;
+  /** redfish mode: counts Redfish calls by vendor and outcome. */
+  readonly redfishCall?: RedfishCallMetric;
+  /** Asks a controller to look at an object now (a BMC operation ended off the workers). */
+  readonly wake?: (controller: string, request: Request) => void;
+  /** metal3 mode: where the ironic agent reports to, and the InfraEnv records. */
+  readonly ironic?: IronicSettings;
 }
 
-/**
- * The controllers of `mode`. In redfish mode SiteForge boots the hosts itself (BareMetalHost
- * through Redfish, plus the images); in metal3 mode the Bare Metal Operator does, and SiteForge
- * serves its PreprovisioningImages.
- */
-export function controllersFor(
-  mode: ControllerMode,
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- the reconcilers will take their ports from here
-  deps: ControllerDeps,
-): readonly Controller[] {
+/** The controllers of `mode`. @throws Error when a setting the mode needs is missing */
+export function controllersFor(mode: ControllerMode, deps: ControllerDeps): readonly Controller[] {
   switch (mode) {
-    case ControllerMode.Redfish:
-      return [];
-    case ControllerMode.Metal3:
-      return [];
+    case ControllerMode.Redfish: {
+      if (deps.images === undefined) throw new Error('redfish mode needs the image server');
+      const { wake } = deps;
+      return [
+        createBmacController({ converged: false, spokeClients: deps.spokeClients }),
+        createRedfishHostController({
+          images: deps.images,
+          ...(deps.redfishCall && { redfishCall: deps.redfishCall }),
+          ...(wake && {
+            wake: (request: Request) => {
+              wake(REDFISH_HOST_CONTROLLER, request);
+            },
+          }),
+        }),
+      ];
+    }
+    case ControllerMode.Metal3: {
+      if (deps.ironic === undefined) throw new Error('metal3 mode needs the ironic settings');
+      return [
+        createBmacController({ converged: true, spokeClients: deps.spokeClients }),
+        new PreprovisioningImageController({
+          backend: deps.ironic.backend,
+          ironic: deps.ironic.endpoints,
+          ironicAgentImage: deps.ironic.agentImage,
+        }),
+      ];
+    }
   }
 }

@@ -4,21 +4,37 @@
  * resolves the mode, campaigns for leadership and runs until SIGTERM or SIGINT, then stops
  * acting and releases the Lease so a standby takes over at once.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
-import { ClientNodeKubeClient, ClientNodeLeaseClient } from '../kube/index.js';
+import {
+  ClientNodeKubeClient,
+  ClientNodeLeaseClient,
+  ClientNodeRuntimeKubeClient,
+} from '../kube/index.js';
+import type { KubeClient } from '../kube/index.js';
 import { systemClock } from '../shared/clock.js';
 import type { Clock } from '../shared/clock.js';
 import { UsageError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import type { Logger } from '../shared/logger.js';
 import { controllersFor } from './controllers.js';
-import { resolveMode } from './mode.js';
+import type { IronicSettings } from './controllers.js';
+import { startImageServer } from './images/index.js';
+import type { ImageServer } from './images/index.js';
+import { AnnotationInfraEnvBackend } from './infraenv-backend.js';
+import { ControllerMode, resolveMode } from './mode.js';
+import { kubeSpokeClientFactory } from './reconcilers/bmac/index.js';
+import { imageUrlsOf } from './reconcilers/redfish-host/index.js';
+import type { Controller } from './runtime/contract.js';
+import { Manager } from './runtime/manager.js';
+import { RuntimeMetrics } from './runtime/metrics.js';
+import { ProbeServer } from './runtime/probe-server.js';
 import type { ModeFlag } from './mode.js';
 import { alwaysLeader, LeaderElector } from './runtime/leader-election.js';
-import type { LeaderGate } from './runtime/leader-election.js';
+import type { LeaderGate } from './runtime/contract.js';
 
 /** A listening address; `host` '' is every interface (Go's `:8080`). */
 export interface BindAddress {
@@ -27,8 +43,7 @@ export interface BindAddress {
 }
 
 /** pino's levels, as `--log-level` takes them. */
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
 /** The options of `siteforge controller`, after controller-runtime's manager flags. */
 export interface ControllerOptions {
@@ -51,8 +66,25 @@ export interface ControllerOptions {
   readonly imageServerBindAddress: BindAddress;
   /** Base URL at which BMCs reach the image server. @default - its listening address */
   readonly imageServerUrl?: string;
+  /** Where the image server keeps downloaded images. @default $TMPDIR/siteforge-images */
+  readonly imageCacheDir?: string;
+  /**
+   * File with the HMAC key of short image URLs (at least 32 bytes), shared by the replicas so
+   * a URL stays valid after a failover. @default - a random key per process
+   */
+  readonly imageServerKeyFile?: string;
   /** Reconciles running at once, per controller. */
   readonly workers: number;
+  /** Writes per second toward the API server (all controllers). */
+  readonly kubeApiQps: number;
+  /** Writes allowed at once before kubeApiQps applies. */
+  readonly kubeApiBurst: number;
+  /** metal3 mode: Ironic's API URL, which the ironic agent of a PreprovisioningImage calls. */
+  readonly ironicUrl?: string;
+  /** metal3 mode: Ironic inspector's URL. @default ironicUrl */
+  readonly ironicInspectorUrl?: string;
+  /** metal3 mode: the ironic agent image. @default $IRONIC_AGENT_IMAGE */
+  readonly ironicAgentImage?: string;
   readonly logLevel: LogLevel;
 }
 
@@ -97,7 +129,8 @@ export async function runController(
   host: ControllerHost = {},
 ): Promise<number> {
   const env = host.env ?? process.env;
-  const clock = host.clock ?? systemClock;
+  const timers = host.clock ? undefined : clearableClock();
+  const clock = host.clock ?? timers ?? systemClock;
   const log = createLogger({
     level: options.logLevel,
     base: { component: 'siteforge-controller' },
@@ -112,19 +145,7 @@ export async function runController(
   const { mode, reason } = await resolveMode(options.mode, kube);
   log.info({ mode, reason }, `mode ${mode}: ${reason}`);
 
-  const controllers = controllersFor(mode, {
-    kube,
-    clock,
-    log,
-    namespaces: options.namespaces,
-    ...(options.imageServerUrl !== undefined && { imageServerUrl: options.imageServerUrl }),
-  });
-  // The runtime manager (informers, work queue, metrics and probe servers) takes `controllers`
-  // and `gate` here, and starts the controllers whenever the gate opens.
-  log.info(
-    { controllers: controllers.map((c) => c.name), namespaces: options.namespaces },
-    `${String(controllers.length)} controller(s) for mode ${mode}`,
-  );
+  const ironic = mode === ControllerMode.Metal3 ? ironicSettings(options, env, kube) : undefined;
 
   let elector: LeaderElector | undefined;
   if (leaseNamespace !== undefined) {
@@ -149,13 +170,176 @@ export async function runController(
   gate.onChange((leader) => {
     log.info({ leader }, leader ? 'controllers may act' : 'controllers stand by');
   });
+
+  const metrics = new RuntimeMetrics();
+  const client = ClientNodeRuntimeKubeClient.fromKubeconfig(options.kubeconfig, {
+    onRequest: (verb, status) => {
+      metrics.apiRequest(verb, status);
+    },
+  });
+  const imageServer = mode === ControllerMode.Redfish ? await startImages(options, log) : undefined;
+  const manager = new Manager({
+    client,
+    log,
+    metrics,
+    leader: gate,
+    namespaces: options.namespaces,
+    workers: options.workers,
+    writeQps: options.kubeApiQps,
+    writeBurst: options.kubeApiBurst,
+  });
+  const controllers = controllersFor(mode, {
+    spokeClients: kubeSpokeClientFactory((text) => ClientNodeKubeClient.fromKubeconfigText(text)),
+    ...(imageServer && { images: imageUrlsOf(imageServer) }),
+    redfishCall: (vendor, outcome) => {
+      metrics.redfishCall(vendor, outcome);
+    },
+    wake: (controller, request) => {
+      manager.enqueue(controller, request);
+    },
+    ...(ironic && { ironic }),
+  });
+  for (const controller of controllers) manager.add(controller);
+  log.info(
+    { controllers: controllers.map((c) => c.name), namespaces: options.namespaces },
+    `${String(controllers.length)} controllers for mode ${mode}`,
+  );
+  const probes = await startProbes(options, manager, metrics, log);
+
   elector?.start();
+  manager.start();
 
   const signal = await stopped(host.stop, log);
   log.info(signal === undefined ? 'stopping' : `received ${signal}: stopping`);
+  // Stop acting first (in-flight passes and BMC operations are aborted and waited for), then
+  // hand the Lease over so the standby starts at once, then close the servers.
+  await manager.stop();
+  await Promise.all(controllers.filter(isStoppable).map((c) => c.stop()));
   await elector?.stop();
+  await Promise.all([
+    ...probes.map((p) => p.close()),
+    ...(imageServer ? [imageServer.stop()] : []),
+  ]);
+  // The elector leaves its last wait unfinished when stopped; its timer would hold the process
+  // up to a renew deadline after it is done.
+  timers?.clear();
   log.info('stopped');
   return 0;
+}
+
+/** Starts the image server of redfish mode. */
+async function startImages(options: ControllerOptions, log: Logger): Promise<ImageServer> {
+  const key = imageServerKey(options, log);
+  const { host, port } = options.imageServerBindAddress;
+  const server = await startImageServer({
+    cacheDir: options.imageCacheDir ?? join(tmpdir(), 'siteforge-images'),
+    key,
+    host: host === '' ? '::' : host,
+    port,
+    ...(options.imageServerUrl !== undefined && {
+      publicOrigin: options.imageServerUrl.replace(/\/+$/, ''),
+    }),
+  });
+  log.info(
+    { listening: server.origin, url: options.imageServerUrl ?? server.origin },
+    'image server up',
+  );
+  return server;
+}
+
+/** The HMAC key of short URLs: from --image-server-key-file, else random for this process. */
+function imageServerKey(options: ControllerOptions, log: Logger): Buffer {
+  if (options.imageServerKeyFile === undefined) {
+    log.warn(
+      'no --image-server-key-file: short image URLs are signed with a key of this process alone and stop working after a restart or failover',
+    );
+    return randomBytes(32);
+  }
+  let key: Buffer;
+  try {
+    key = readFileSync(options.imageServerKeyFile);
+  } catch (err) {
+    throw new UsageError(
+      `cannot read --image-server-key-file ${options.imageServerKeyFile}: ${(err as Error).message}`,
+    );
+  }
+  if (key.length < 32)
+    throw new UsageError(
+      `--image-server-key-file ${options.imageServerKeyFile} holds ${String(key.length)} bytes; the key needs at least 32 (e.g. head -c 48 /dev/urandom | base64)`,
+    );
+  return key;
+}
+
+/** The PreprovisioningImage controller's settings (metal3 mode). */
+function ironicSettings(
+  options: ControllerOptions,
+  env: Readonly<Record<string, string | undefined>>,
+  kube: KubeClient,
+): IronicSettings {
+  const agentImage = options.ironicAgentImage ?? env['IRONIC_AGENT_IMAGE'];
+  if (options.ironicUrl === undefined || agentImage === undefined || agentImage === '')
+    throw new UsageError(
+      'metal3 mode serves PreprovisioningImages with the ironic agent: pass --ironic-url URL and --ironic-agent-image IMAGE (or set IRONIC_AGENT_IMAGE), or --mode redfish',
+    );
+  return {
+    endpoints: {
+      ironicUrl: options.ironicUrl,
+      inspectorUrl: options.ironicInspectorUrl ?? options.ironicUrl,
+    },
+    agentImage,
+    backend: new AnnotationInfraEnvBackend(kube),
+  };
+}
+
+/** The probe and metrics servers (one server when both flags name the same address). */
+async function startProbes(
+  options: ControllerOptions,
+  manager: Manager,
+  metrics: RuntimeMetrics,
+  log: Logger,
+): Promise<ProbeServer[]> {
+  const addresses = [options.healthProbeBindAddress, options.metricsBindAddress].filter(
+    (a): a is BindAddress => a !== undefined,
+  );
+  const distinct = addresses.filter(
+    (a, i) => addresses.findIndex((b) => b.host === a.host && b.port === a.port) === i,
+  );
+  const servers: ProbeServer[] = [];
+  for (const { host, port } of distinct) {
+    const server = new ProbeServer({
+      host: host === '' ? '::' : host,
+      port,
+      readiness: () => manager.readiness(),
+      metrics,
+    });
+    log.info({ url: await server.listen() }, 'serving /healthz, /readyz and /metrics');
+    servers.push(server);
+  }
+  return servers;
+}
+
+function isStoppable(controller: Controller): controller is Controller & { stop(): Promise<void> } {
+  return typeof (controller as { stop?: unknown }).stop === 'function';
+}
+
+/** The system clock, able to drop the timers of sleeps that no one waits for any more. */
+function clearableClock(): Clock & { clear(): void } {
+  const timers = new Set<NodeJS.Timeout>();
+  return {
+    now: () => systemClock.now(),
+    sleep: (ms) =>
+      new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          resolve();
+        }, ms);
+        timers.add(timer);
+      }),
+    clear: () => {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+    },
+  };
 }
 
 /** `--leader-election-namespace`, else the pod's own namespace. */

@@ -4,8 +4,10 @@
  * does not, SiteForge boots the hosts itself through Redfish (redfish mode). Both at once would
  * fight over the same machines, so `auto` looks for the operator's Deployment on the hub.
  */
-import { KubeApiError, KubeApiErrorCode, objectName } from '../kube/index.js';
-import type { KubeClient, KubeObject } from '../kube/index.js';
+// Not ../kube/index.js, which loads client-node: the CLI checks --mode before it connects.
+import { KubeApiError, KubeApiErrorCode } from '../kube/errors.js';
+import { objectName } from '../kube/kube-client.js';
+import type { KubeClient, KubeObject } from '../kube/kube-client.js';
 import { SiteForgeError } from '../shared/errors.js';
 
 /** The two ways the controller works. */

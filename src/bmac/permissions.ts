@@ -41,6 +41,7 @@ const RESOURCES: Readonly<Record<string, string>> = {
   Event: 'events',
   Lease: 'leases',
   Deployment: 'deployments',
+  AgentClusterInstall: 'agentclusterinstalls',
 };
 
 /** The API group and plural resource of a kind, e.g. `metal3.io`, `baremetalhosts`. */
@@ -63,18 +64,22 @@ function rule(gvk: GroupVersionKind, verbs: readonly Verb[], subresource?: strin
 
 /** The permissions of each part of the controller process. */
 export const Permissions = {
-  /** The Bare Metal Agent Controller (assisted.md §1). */
+  /**
+   * The Bare Metal Agent Controller (assisted.md §1). Spoke objects (Nodes, Machines, the MCS
+   * CA ConfigMap) are read and written with the spoke's admin kubeconfig, not these rules.
+   */
   bmac: [
     rule(Gvk.BareMetalHost, [...CACHED, Verb.Update]),
+    // Spec and labels; deleted on converged remove-agent-and-node-on-delete.
     rule(Gvk.Agent, [...CACHED, Verb.Update, Verb.Delete]),
     rule(Gvk.InfraEnv, CACHED),
     rule(Gvk.ClusterDeployment, CACHED),
     rule(Gvk.PreprovisioningImage, CACHED),
-    // BMC secrets read for fencing credentials, labelled for backup; fencing secrets created.
+    // Day 2: the platform of the spoke, read live.
+    rule(BmacGvk.AgentClusterInstall, [Verb.Get]),
+    // BMC credentials and admin kubeconfigs read live; the fencing credentials Secret written.
     rule(Gvk.Secret, [Verb.Get, Verb.Create, Verb.Update]),
     rule(Gvk.ConfigMap, [Verb.Get, Verb.Update]),
-    // Day 2: whether the spoke has a Machine API (platform, capabilities), read live.
-    rule(BmacGvk.AgentClusterInstall, [Verb.Get]),
   ],
   /** The PreprovisioningImage controller (assisted.md §2). */
   preprovisioningImage: [
@@ -89,6 +94,8 @@ export const Permissions = {
   redfishHost: [
     rule(Gvk.BareMetalHost, [...CACHED, Verb.Update]),
     rule(Gvk.BareMetalHost, [Verb.Update], 'status'),
+    // An Agent's changes wake its host.
+    rule(Gvk.Agent, CACHED),
     // BMC credentials, read live (Secrets are not cached).
     rule(Gvk.Secret, [Verb.Get]),
   ],
@@ -96,7 +103,8 @@ export const Permissions = {
   runtime: [
     rule(Gvk.Event, [Verb.Create, Verb.Patch]),
     rule(Gvk.Lease, [Verb.Get, Verb.Create, Verb.Update]),
-    rule(Gvk.Deployment, [Verb.List]),
+    // --mode auto looks for the Bare Metal Operator's Deployment by name, then by label.
+    rule(Gvk.Deployment, [Verb.Get, Verb.List]),
   ],
 } as const satisfies Record<string, readonly PolicyRule[]>;
 

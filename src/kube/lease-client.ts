@@ -47,7 +47,10 @@ export interface Lease {
 export interface LeaseClient {
   /** The Lease, or undefined when there is none (404). */
   get(namespace: string, name: string): Promise<Lease | undefined>;
-  /** Creates the Lease; KUBE_CONFLICT when it exists already (someone created it first). */
+  /**
+   * Creates the Lease (its resourceVersion is ignored); KUBE_CONFLICT when it exists already
+   * (someone created it first).
+   */
   create(lease: Lease): Promise<Lease>;
   /**
    * Replaces the Lease's spec, provided the stored Lease still has `lease.resourceVersion`;
@@ -114,7 +117,11 @@ export class ClientNodeLeaseClient implements LeaseClient {
   async create(lease: Lease): Promise<Lease> {
     return leaseOf(
       await this.call(() =>
-        this.api.createNamespacedLease({ namespace: lease.namespace, body: bodyOf(lease) }),
+        this.api.createNamespacedLease({
+          namespace: lease.namespace,
+          // The server refuses a create that carries one (with a 500).
+          body: bodyOf({ ...lease, resourceVersion: undefined }),
+        }),
       ),
     );
   }

@@ -4,6 +4,25 @@
  * waves and field mappings), in a deterministic order. Pure: no I/O, no clock, no environment.
  */
 import { quote } from '../shared/errors.js';
+import type { AgentClusterInstallSpec } from '../imports/extensions.hive.openshift.io.js';
+import type { ExternalSecretSpec } from '../imports/external-secrets.io.js';
+import type { BareMetalHostSpec } from '../imports/metal3.io.js';
+import type {
+  AgentClusterInstall,
+  BareMetalHost,
+  ClusterDeployment,
+  ConfigMap,
+  EmittedObject,
+  EmittedObjectOf,
+  ExternalSecret,
+  HostFirmwareSettings,
+  InfraEnv,
+  KlusterletAddonConfig,
+  ManagedCluster,
+  Namespace,
+  NMStateConfig,
+  Secret,
+} from './emitted-objects.js';
 import { splitConfigMapData } from './extra-manifests/index.js';
 import { emptyResources } from './resources.js';
 import type {
@@ -21,7 +40,10 @@ import type {
   SiteConfigNode,
 } from './types.js';
 
-/** A Kubernetes object as plain data. */
+/**
+ * A Kubernetes object as plain data: what the pipeline after the compilers handles. The
+ * compilers build each object as its EmittedObject type first (emitted-objects.ts).
+ */
 export interface Manifest {
   readonly apiVersion: string;
   readonly kind: string;
@@ -76,6 +98,9 @@ export const SyncWaves: Readonly<Record<string, number>> = {
 };
 
 const NODE_KINDS = new Set(['BareMetalHost', 'NMStateConfig', 'HostFirmwareSettings']);
+
+/** One key of an ExternalSecret: a callback's object literal is checked field by field when typed. */
+type ExternalSecretData = NonNullable<ExternalSecretSpec['data']>[number];
 
 /** A deprecation warning siteconfig-generator writes as an annotation on every object of a kind. */
 interface DeprecationAnnotation {
@@ -190,9 +215,9 @@ class ClusterCompiler {
   compile(): Manifest[] {
     const out: Manifest[] = [];
     /** Adds the default object of a kind, or its crTemplate override, unless suppressed. */
-    const add = (
-      kind: string,
-      build: () => Manifest | undefined,
+    const add = <Kind extends EmittedObject['kind']>(
+      kind: Kind,
+      build: () => EmittedObjectOf<Kind> | undefined,
       node?: SiteConfigNode,
       nodeIndex = 0,
     ): void => {
@@ -287,7 +312,7 @@ class ClusterCompiler {
     files: SecretFiles | undefined,
     keys: readonly { key: string; property: string }[],
     type: string,
-  ): Manifest | undefined {
+  ): Secret | ExternalSecret | undefined {
     if (source.externalSecret) {
       const external = source.externalSecret;
       return {
@@ -301,7 +326,7 @@ class ClusterCompiler {
             kind: external.storeRef.kind ?? 'ClusterSecretStore',
           },
           target: { name, creationPolicy: 'Owner', template: { type } },
-          data: keys.map(({ key, property }) => ({
+          data: keys.map(({ key, property }): ExternalSecretData => ({
             secretKey: key,
             remoteRef: { key: external.key, property },
           })),
@@ -321,7 +346,7 @@ class ClusterCompiler {
     };
   }
 
-  private bmcCredentials(node: SiteConfigNode, index: number): Manifest | undefined {
+  private bmcCredentials(node: SiteConfigNode, index: number): Secret | ExternalSecret | undefined {
     if (!node.bmcCredentials) return undefined;
     return this.credentialsObject(
       bmcSecretName(node),
@@ -335,7 +360,7 @@ class ClusterCompiler {
     );
   }
 
-  private pullSecret(): Manifest[] {
+  private pullSecret(): (Secret | ExternalSecret)[] {
     const source = this.site.spec.pullSecret;
     if (!source) return [];
     const secret = this.credentialsObject(
@@ -349,7 +374,7 @@ class ClusterCompiler {
   }
 
   /** v2 only: the optional ConfigMap of site data, namespace `ztp-site` by default. */
-  private siteConfigMap(): Manifest[] {
+  private siteConfigMap(): ConfigMap[] {
     const map = this.cluster.siteConfigMap;
     if (
       this.site.apiVersion !== 'ran.openshift.io/v2' ||
@@ -372,7 +397,7 @@ class ClusterCompiler {
   }
 
   /** HostFirmwareSettings of a node whose biosConfigRef resolved (node > cluster > site). */
-  private hostFirmwareSettings(index: number): Manifest | undefined {
+  private hostFirmwareSettings(index: number): HostFirmwareSettings | undefined {
     const settings = this.resources.nodes[index]!.biosSettings;
     if (!settings) return undefined;
     const node = this.cluster.nodes[index]!;
@@ -422,7 +447,7 @@ class ClusterCompiler {
     return this.deprecations;
   }
 
-  private namespace(): Manifest {
+  private namespace(): Namespace {
     return {
       apiVersion: 'v1',
       kind: 'Namespace',
@@ -430,7 +455,10 @@ class ClusterCompiler {
     };
   }
 
-  private manifestRefs(): Record<string, unknown> {
+  private manifestRefs(): Pick<
+    AgentClusterInstallSpec,
+    'manifestsConfigMapRef' | 'manifestsConfigMapRefs'
+  > {
     const aztp = this.cluster.clusterLabels?.[Keys.AcceleratedZtp];
     const refs = this.extraManifestChunks().map((_, i) => ({ name: this.chunkName(i) }));
     if (aztp === 'full' || aztp === 'partial') refs.push({ name: `${this.name}-aztp` });
@@ -440,12 +468,12 @@ class ClusterCompiler {
     return { manifestsConfigMapRefs: refs };
   }
 
-  private agentClusterInstall(): Manifest {
+  private agentClusterInstall(): AgentClusterInstall {
     const { cluster, site } = this;
     const annotations: Record<string, string> = {
       [Keys.InstallConfigOverrides]: installConfigOverrides(cluster),
     };
-    const networking = compact({
+    const networking = compact<AgentClusterInstallSpec['networking']>({
       clusterNetwork: cluster.clusterNetwork?.map((n) =>
         compact({ cidr: n.cidr, hostPrefix: n.hostPrefix }),
       ),
@@ -459,7 +487,10 @@ class ClusterCompiler {
       spec: compact({
         clusterDeploymentRef: { name: this.name },
         holdInstallation: cluster.holdInstallation === true ? true : undefined,
-        imageSetRef: { name: cluster.clusterImageSetNameRef ?? site.spec.clusterImageSetNameRef },
+        // Validation requires a ClusterImageSet on the cluster or the site.
+        imageSetRef: {
+          name: (cluster.clusterImageSetNameRef ?? site.spec.clusterImageSetNameRef)!,
+        },
         apiVIP: cluster.apiVIP,
         ingressVIP: cluster.ingressVIP,
         apiVIPs: cluster.apiVIPs,
@@ -473,16 +504,16 @@ class ClusterCompiler {
     };
   }
 
-  private proxy(): Record<string, string> | undefined {
-    const proxy = compact({ ...this.cluster.proxy });
+  private proxy(): AgentClusterInstallSpec['proxy'] {
+    const proxy: NonNullable<AgentClusterInstallSpec['proxy']> = copyFields(this.cluster.proxy);
     return Object.keys(proxy).length > 0 ? proxy : undefined;
   }
 
-  private clusterDeployment(): Manifest {
+  private clusterDeployment(): ClusterDeployment {
     return clusterDeployment(this.name, this.site.spec.baseDomain, this.site.spec.pullSecretRef);
   }
 
-  private infraEnv(): Manifest {
+  private infraEnv(): InfraEnv {
     const { cluster, site } = this;
     return {
       apiVersion: 'agent-install.openshift.io/v1beta1',
@@ -500,7 +531,7 @@ class ClusterCompiler {
     };
   }
 
-  private extraManifestsConfigMap(): Manifest {
+  private extraManifestsConfigMap(): ConfigMap {
     return {
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -526,7 +557,7 @@ class ClusterCompiler {
   }
 
   /** The ConfigMaps of the extra manifests beyond the first. */
-  private extraManifestOverflow(): Manifest[] {
+  private extraManifestOverflow(): ConfigMap[] {
     return this.extraManifestChunks()
       .slice(1)
       .map((data, i) => ({
@@ -537,7 +568,7 @@ class ClusterCompiler {
       }));
   }
 
-  private managedCluster(): Manifest {
+  private managedCluster(): ManagedCluster {
     const labels: Record<string, string> = { ...this.cluster.clusterLabels };
     labels['vendor'] ??= 'auto-detect';
     labels['cloud'] ??= 'auto-detect';
@@ -549,12 +580,12 @@ class ClusterCompiler {
     };
   }
 
-  private klusterletAddonConfig(): Manifest {
+  private klusterletAddonConfig(): KlusterletAddonConfig {
     return klusterletAddonConfig(this.name);
   }
 
   /** Emitted only when the node has network settings: an empty NMStateConfig breaks installs. */
-  private nmStateConfig(node: SiteConfigNode): Manifest | undefined {
+  private nmStateConfig(node: SiteConfigNode): NMStateConfig | undefined {
     return nmStateConfig(
       node.nodeNetwork,
       { name: node.hostName, namespace: this.name },
@@ -562,7 +593,7 @@ class ClusterCompiler {
     );
   }
 
-  private bareMetalHost(node: SiteConfigNode): Manifest {
+  private bareMetalHost(node: SiteConfigNode): BareMetalHost {
     const annotations: Record<string, string> = {
       [Keys.BmacHostname]: node.hostName,
       [Keys.BmacRole]: node.role ?? 'master',
@@ -581,7 +612,9 @@ class ClusterCompiler {
     for (const [key, value] of Object.entries(node.nodeLabels ?? {})) {
       annotations[`${Keys.BmacNodeLabelPrefix}${key}`] = value;
     }
-    const hints = compact({ ...node.rootDeviceHints });
+    const hints: NonNullable<BareMetalHostSpec['rootDeviceHints']> = copyFields(
+      node.rootDeviceHints,
+    );
     return {
       apiVersion: 'metal3.io/v1alpha1',
       kind: 'BareMetalHost',
@@ -631,7 +664,7 @@ export function clusterDeployment(
   name: string,
   baseDomain: string,
   pullSecretRef: { readonly name: string },
-): Manifest {
+): ClusterDeployment {
   return {
     apiVersion: 'hive.openshift.io/v1',
     kind: 'ClusterDeployment',
@@ -657,7 +690,7 @@ export function clusterDeployment(
  * The KlusterletAddonConfig of a cluster: only the policy controller, which ZTP needs for its
  * policies; the other add-ons stay off on far-edge clusters.
  */
-export function klusterletAddonConfig(name: string): Manifest {
+export function klusterletAddonConfig(name: string): KlusterletAddonConfig {
   return {
     apiVersion: 'agent.open-cluster-management.io/v1',
     kind: 'KlusterletAddonConfig',
@@ -687,7 +720,7 @@ export function nmStateConfig(
   network: NodeNetwork | undefined,
   metadata: { readonly name: string; readonly namespace: string },
   label: string,
-): Manifest | undefined {
+): NMStateConfig | undefined {
   const hasConfig = network?.config !== undefined && Object.keys(network.config).length > 0;
   const hasInterfaces = (network?.interfaces?.length ?? 0) > 0;
   if (!hasConfig && !hasInterfaces) return undefined;
@@ -704,9 +737,41 @@ export function nmStateConfig(
   };
 }
 
-/** Drops keys whose value is undefined, so that absent input stays absent in the output. */
-export function compact<T extends Record<string, unknown>>(record: T): Partial<T> {
+/**
+ * Drops keys whose value is undefined, so that absent input stays absent in the output. T comes
+ * from where the result goes (`spec: compact({...})`), never from the argument, so that the
+ * object literal is checked against it: a misspelt or mis-typed field does not compile.
+ */
+export function compact<T extends object = never>(record: NoInfer<T>): T {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) if (value !== undefined) out[key] = value;
-  return out as Partial<T>;
+  return out as T;
+}
+
+/**
+ * `In` where every field it declares, at any depth, is a field of `Out`; a field `Out` lacks
+ * becomes `never`, so a value of `In` is not assignable.
+ */
+export type FieldsWithin<In, Out> = In extends readonly (infer Item)[]
+  ? Out extends readonly (infer OutItem)[]
+    ? readonly FieldsWithin<Item, OutItem>[]
+    : In
+  : In extends object
+    ? {
+        readonly [K in keyof In]: K extends keyof Out
+          ? FieldsWithin<In[K], NonNullable<Out[K]>>
+          : never;
+      }
+    : In;
+
+/**
+ * A copy of an input map (absent: empty) without its undefined values, for a field of an
+ * emitted object that takes it whole. `Out` comes from where the result goes. A spread or a
+ * whole copy escapes TypeScript's check of misspelt fields, so this one compiles only when
+ * every field the input's type declares, at any depth, is a field of `Out` of a compatible type.
+ */
+export function copyFields<Out extends object = never, In extends NoInfer<Out> = never>(
+  input: FieldsWithin<In, Out> | undefined,
+): Out {
+  return compact<Out>((input ?? {}) as NoInfer<Out>);
 }

@@ -8,7 +8,7 @@
  */
 import type { LookalikeReading, YamlLookalike } from '../shared/source-yaml.js';
 import type { Severity } from '../shared/errors.js';
-import type { DocRef, IssueSink } from './validate.js';
+import type { DocRef, IssueSink } from './issue-collector.js';
 
 type Path = readonly (string | number)[];
 

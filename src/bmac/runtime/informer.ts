@@ -62,6 +62,10 @@ export class Informer {
   private cancelResync: CancelTimer | undefined;
   private started = false;
   private restartCount = 0;
+  private markSynced: () => void = () => undefined;
+  private readonly syncedOnce = new Promise<void>((resolve) => {
+    this.markSynced = resolve;
+  });
 
   constructor(private readonly options: InformerOptions) {
     this.scopes =
@@ -83,6 +87,11 @@ export class Informer {
   /** True once every namespace was listed (the store is complete as of then). */
   hasSynced(): boolean {
     return this.synced.size === this.scopes.length;
+  }
+
+  /** Resolves once `hasSynced()` is true (never, if the informer is stopped before). */
+  whenSynced(): Promise<void> {
+    return this.syncedOnce;
   }
 
   /** Calls `listener` for every change from now on (add listeners before `start`). */
@@ -126,6 +135,7 @@ export class Informer {
           if (!this.synced.has(namespace)) {
             this.synced.add(namespace);
             log.debug({ objects: listed.items.length }, 'informer synced');
+            if (this.hasSynced()) this.markSynced();
           }
         }
         const timeoutSeconds = this.watchTimeout();

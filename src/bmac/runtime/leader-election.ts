@@ -29,21 +29,13 @@ import type { Clock } from '../../shared/clock.js';
 import { systemClock } from '../../shared/clock.js';
 import { SiteForgeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-
-/**
- * Tells whether this replica may act. The runtime manager starts its controllers when the gate
- * opens and stops them when it closes.
- */
-export interface LeaderGate {
-  isLeader(): boolean;
-  /** Calls `listener` on every change, with the new value. */
-  onChange(listener: (leader: boolean) => void): void;
-}
+import type { LeaderGate } from './contract.js';
 
 /** The gate of a replica that runs alone (`--leader-elect=false`): always open. */
 export const alwaysLeader: LeaderGate = {
   isLeader: () => true,
-  onChange: () => undefined,
+  isKnown: () => true,
+  onChange: () => () => undefined,
 };
 
 /** Options of LeaderElector. */
@@ -102,6 +94,7 @@ export class LeaderElector implements LeaderGate {
   private readonly log: Logger | undefined;
   private readonly listeners = new Set<(leader: boolean) => void>();
   private leader = false;
+  private known = false;
   private observed: Observed | undefined;
   /** When the last successful acquisition or renewal began. */
   private renewedAt = 0;
@@ -135,6 +128,11 @@ export class LeaderElector implements LeaderGate {
 
   isLeader(): boolean {
     return this.leader;
+  }
+
+  /** True once the first attempt to take the Lease has finished (won or not). */
+  isKnown(): boolean {
+    return this.known;
   }
 
   /** @returns a function that removes the listener */
@@ -172,6 +170,7 @@ export class LeaderElector implements LeaderGate {
         const started = this.clock.now();
         const won = await this.unlessAborted(this.tryAcquireOrRenew(started), signal);
         if (won === undefined) return;
+        this.known = true;
         if (won) {
           this.renewedAt = started;
           break;

@@ -44,6 +44,7 @@ Commands:
   check PATH...      server-side dry run of every object; rejections reported at FILE:LINE
   bmc info|power|boot-iso|eject --address URL --username-file F --password-file F
                      drive one BMC through Redfish as the controller does (siteforge bmc --help)
+  controller         run the BMAC controller on a hub until SIGTERM (siteforge controller --help)
 
 Options:
   -o, --output DIR   generate: write one file per object under DIR/<cluster>/ instead of stdout
@@ -167,6 +168,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // Its own options; loaded on demand so other commands never load undici.
       const { runBmcCommand } = await import('./bmc-command.js');
       return await runBmcCommand(argv.slice(1), io);
+    }
+    if (argv[0] === 'controller') {
+      // Its own options; loaded on demand, as the controller loads client-node and pino.
+      const { runControllerCommand } = await import('./controller-command.js');
+      return await runControllerCommand(argv.slice(1), io);
     }
     return await run(parseArgs(argv), io);
   } catch (err) {

@@ -16,6 +16,7 @@
 import {
   clusterDeployment,
   compact,
+  copyFields,
   installConfigOverrides,
   Keys,
   klusterletAddonConfig,
@@ -23,6 +24,19 @@ import {
   sortManifests,
 } from '../compile.js';
 import type { CompiledCluster, Manifest } from '../compile.js';
+import type {
+  AgentClusterInstall,
+  BareMetalHost,
+  ClusterDeployment,
+  EmittedObject,
+  InfraEnv,
+  KlusterletAddonConfig,
+  ManagedCluster,
+  Namespace,
+  NMStateConfig,
+} from '../emitted-objects.js';
+import type { AgentClusterInstallSpec } from '../../imports/extensions.hive.openshift.io.js';
+import type { BareMetalHostSpec } from '../../imports/metal3.io.js';
 import { renderedInDoubleQuotes } from './template-quoting.js';
 import { ClusterType } from './types.js';
 import type {
@@ -31,6 +45,10 @@ import type {
   ClusterInstanceSpec,
   ExtraMetadata,
 } from './types.js';
+
+type ClusterNetworkEntry = NonNullable<
+  AgentClusterInstallSpec['networking']['clusterNetwork']
+>[number];
 
 /** Label and annotation keys of the default templates that v1 SiteConfig did not write. */
 export const ClusterInstanceKeys = {
@@ -85,7 +103,7 @@ class ClusterInstanceCompiler {
 
   compile(): Manifest[] {
     const out: Manifest[] = [];
-    const add = (manifest: Manifest | undefined, node?: ClusterInstanceNode): void => {
+    const add = (manifest: EmittedObject | undefined, node?: ClusterInstanceNode): void => {
       if (manifest && !this.skipped(manifest, node)) out.push(this.decorate(manifest, node));
     };
     add(this.namespace());
@@ -145,7 +163,7 @@ class ClusterInstanceCompiler {
     };
   }
 
-  private namespace(): Manifest {
+  private namespace(): Namespace {
     return {
       apiVersion: 'v1',
       kind: 'Namespace',
@@ -154,7 +172,7 @@ class ClusterInstanceCompiler {
   }
 
   /** Agents per role; SNO keeps workerAgents at 0 so that SNO expansion does not mutate it. */
-  private agents(): { controlPlaneAgents: number; workerAgents: number; arbiterAgents: number } {
+  private agents(): AgentClusterInstallSpec['provisionRequirements'] {
     const count = (role: string): number =>
       this.spec.nodes.filter((n) => (n.role ?? 'master') === role).length;
     return {
@@ -164,12 +182,12 @@ class ClusterInstanceCompiler {
     };
   }
 
-  private proxy(): Record<string, string> | undefined {
-    const proxy = compact({ ...this.spec.proxy });
+  private proxy(): AgentClusterInstallSpec['proxy'] {
+    const proxy: NonNullable<AgentClusterInstallSpec['proxy']> = copyFields(this.spec.proxy);
     return Object.keys(proxy).length > 0 ? proxy : undefined;
   }
 
-  private agentClusterInstall(): Manifest {
+  private agentClusterInstall(): AgentClusterInstall {
     const { spec } = this;
     const refs = spec.extraManifestsRefs ?? [];
     return {
@@ -196,7 +214,7 @@ class ClusterInstanceCompiler {
         ingressVIPs: nonEmpty(spec.ingressVIPs),
         networking: compact({
           clusterNetwork: nonEmpty(spec.clusterNetwork)?.map((n) =>
-            compact({ cidr: n.cidr, hostPrefix: n.hostPrefix }),
+            compact<ClusterNetworkEntry>({ cidr: n.cidr, hostPrefix: n.hostPrefix }),
           ),
           machineNetwork: nonEmpty(spec.machineNetwork)?.map((n) => ({ cidr: n.cidr })),
           serviceNetwork: nonEmpty(spec.serviceNetwork)?.map((n) => n.cidr),
@@ -215,12 +233,12 @@ class ClusterInstanceCompiler {
     return renderedInDoubleQuotes(this.spec.sshPublicKey ?? '');
   }
 
-  private clusterDeployment(): Manifest {
+  private clusterDeployment(): ClusterDeployment {
     return clusterDeployment(this.name, this.spec.baseDomain, this.spec.pullSecretRef);
   }
 
   /** The template's labels are vendor and cloud; extraLabels.ManagedCluster adds the rest. */
-  private managedCluster(): Manifest {
+  private managedCluster(): ManagedCluster {
     return {
       apiVersion: 'cluster.open-cluster-management.io/v1',
       kind: 'ManagedCluster',
@@ -229,7 +247,7 @@ class ClusterInstanceCompiler {
     };
   }
 
-  private klusterletAddonConfig(): Manifest {
+  private klusterletAddonConfig(): KlusterletAddonConfig {
     return klusterletAddonConfig(this.name);
   }
 
@@ -248,7 +266,7 @@ class ClusterInstanceCompiler {
   }
 
   /** One InfraEnv per host, selecting that host's NMStateConfig. */
-  private infraEnv(node: ClusterInstanceNode): Manifest {
+  private infraEnv(node: ClusterInstanceNode): InfraEnv {
     const { spec } = this;
     const object = this.nodeObject(node);
     return {
@@ -268,12 +286,12 @@ class ClusterInstanceCompiler {
     };
   }
 
-  private nmStateConfig(node: ClusterInstanceNode): Manifest | undefined {
+  private nmStateConfig(node: ClusterInstanceNode): NMStateConfig | undefined {
     const object = this.nodeObject(node);
     return nmStateConfig(node.nodeNetwork, object, object.name);
   }
 
-  private bareMetalHost(node: ClusterInstanceNode): Manifest {
+  private bareMetalHost(node: ClusterInstanceNode): BareMetalHost {
     const object = this.nodeObject(node);
     const annotations: Record<string, string> = {
       [Keys.InspectDisabled]: node.ironicInspect ?? '',
@@ -285,7 +303,9 @@ class ClusterInstanceCompiler {
     if (node.ignitionConfigOverride)
       annotations[Keys.BmacIgnitionOverrides] = node.ignitionConfigOverride;
     annotations[Keys.BmacRole] = node.role ?? 'master';
-    const hints = compact({ ...node.rootDeviceHints });
+    const hints: NonNullable<BareMetalHostSpec['rootDeviceHints']> = copyFields(
+      node.rootDeviceHints,
+    );
     return {
       apiVersion: 'metal3.io/v1alpha1',
       kind: 'BareMetalHost',

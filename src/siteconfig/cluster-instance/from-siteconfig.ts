@@ -5,7 +5,7 @@
  * what to use instead (the upstream siteconfig-converter's warnings, and SiteForge's own
  * extensions). Pure: no I/O.
  */
-import { bmcSecretName, compileSiteConfig } from '../compile.js';
+import { bmcSecretName, compact, compileSiteConfig } from '../compile.js';
 import type { Manifest } from '../compile.js';
 import { emptyResources } from '../resources.js';
 import type { SiteResources } from '../resources.js';
@@ -175,7 +175,7 @@ function clusterInstanceOf(
     diskEncryption:
       cluster.diskEncryption === undefined
         ? undefined
-        : dropUndefined({ type: cluster.diskEncryption.type, tang: cluster.diskEncryption.tang }),
+        : compact({ type: cluster.diskEncryption.type, tang: cluster.diskEncryption.tang }),
     extraLabels: cluster.clusterLabels ? { ManagedCluster: cluster.clusterLabels } : undefined,
     extraAnnotations: mergedAnnotations(site, cluster),
     suppressedManifests: nonEmpty(cluster.crSuppression),
@@ -187,12 +187,12 @@ function clusterInstanceOf(
     apiVersion: ClusterInstanceApiVersion,
     kind: 'ClusterInstance',
     metadata: { name: cluster.clusterName, namespace: cluster.clusterName },
-    spec: dropUndefined(spec),
+    spec: compact(spec),
   };
 }
 
 function nodeOf(node: SiteConfigNode, templateNamespace: string): ClusterInstanceNode {
-  return dropUndefined({
+  return compact({
     hostName: node.hostName,
     role: node.role,
     bmcAddress: node.bmcAddress,
@@ -210,10 +210,6 @@ function nodeOf(node: SiteConfigNode, templateNamespace: string): ClusterInstanc
     suppressedManifests: nonEmpty(node.crSuppression),
     templateRefs: [{ name: DefaultTemplates.node, namespace: templateNamespace }],
   });
-}
-
-function dropUndefined<T extends object>(record: T): T {
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as T;
 }
 
 /** True for objects of a compiled SiteConfig cluster that no default template renders. */

@@ -9,8 +9,9 @@
  * (site ConfigMap 2, as before); ClusterInstance 2, so everything the operator checks for when
  * it validates the ClusterInstance exists already.
  */
-import { compileSiteConfig, Keys, sortManifests } from '../compile.js';
-import type { CompiledCluster, Manifest } from '../compile.js';
+import { compileSiteConfig, copyFields, Keys, sortManifests } from '../compile.js';
+import type { CompiledCluster } from '../compile.js';
+import type { ClusterInstanceObject } from '../emitted-objects.js';
 import type { SiteResources } from '../resources.js';
 import type { SiteConfig } from '../types.js';
 import { compileClusterInstance } from './compile.js';
@@ -63,13 +64,16 @@ export function renderClusterInstance(ci: ClusterInstance): CompiledCluster {
   };
 }
 
-/** The ClusterInstance as an object to apply, in its Argo CD wave unless it names its own. */
-function withWave(ci: ClusterInstance): Manifest {
+/**
+ * The ClusterInstance as an object to apply, in its Argo CD wave unless it names its own. Its
+ * spec is the input model's, checked field by field against the CRD's.
+ */
+function withWave(ci: ClusterInstance): ClusterInstanceObject {
   // Without a status: the operator writes it.
   return {
     apiVersion: ci.apiVersion,
     kind: ci.kind,
-    spec: ci.spec,
+    spec: copyFields(ci.spec),
     metadata: {
       ...ci.metadata,
       annotations: { [Keys.SyncWave]: String(CLUSTER_INSTANCE_WAVE), ...ci.metadata.annotations },

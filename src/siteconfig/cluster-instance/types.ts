@@ -105,7 +105,11 @@ export interface ClusterInstanceSpec {
   readonly cpuArchitecture?: 'x86_64' | 'aarch64' | 'multi';
   readonly templateRefs: readonly TemplateRef[];
   readonly caBundleRef?: NameRef;
-  readonly reinstall?: { readonly generation: string; readonly preservationMode?: string };
+  readonly reinstall?: {
+    readonly generation: string;
+    /** @default "None" */
+    readonly preservationMode?: 'None' | 'All' | 'ClusterIdentity';
+  };
   readonly nodes: readonly ClusterInstanceNode[];
 }
 

@@ -7,21 +7,20 @@
 import type { ValidateFunction } from 'ajv';
 import { quote } from '../../shared/errors.js';
 import type { Severity } from '../../shared/errors.js';
-import { labelKeyProblem, labelValueProblem } from '../rules.js';
+import { labelKeyProblem, labelValueProblem } from '../rules/predicates.js';
 import type { SiteConfig, SiteConfigCluster } from '../types.js';
-import {
-  checkAnnotationMaps,
-  checkBaseDomain,
-  checkClusterName,
-  checkObjectName,
-  checkStructure,
-  ClusterChecker,
-  hasSoundShape,
-  isBroken,
-  scalarText,
-  toPlain,
-} from '../validate.js';
-import type { DocPlace, DocRef, FleetIndex, IssueCollector, IssueSink } from '../validate.js';
+import type {
+  DocPlace,
+  DocRef,
+  FleetIndex,
+  IssueCollector,
+  IssueSink,
+} from '../issue-collector.js';
+import { checkAnnotationMaps, scalarText } from '../rules/labels.js';
+import { checkBaseDomain, checkClusterName } from '../rules/names.js';
+import { checkObjectName } from '../rules/references.js';
+import { checkStructure } from '../rules/structure.js';
+import { checkCluster, hasSoundShape, isBroken, toPlain } from '../validate.js';
 import { validate as validateSchema } from './schema-validator.generated.js';
 import { NodeTemplateKinds, TemplateKinds } from './compile.js';
 import { hasLineBreak, renderedInDoubleQuotes } from './template-quoting.js';
@@ -206,7 +205,7 @@ class ClusterInstanceChecker {
         clusters: [],
       },
     } satisfies SiteConfig;
-    new ClusterChecker(
+    checkCluster(
       this.doc,
       site,
       siteConfigView(this.spec, this.sound('spec', 'serviceNetwork')),
@@ -214,7 +213,7 @@ class ClusterInstanceChecker {
       sink,
       this.fleet,
       this.broken,
-    ).run();
+    );
   }
 
   /** The default templates create every object in the namespace named after the cluster. */

@@ -21,7 +21,7 @@ export interface FinishedOperation<T = unknown> {
 export interface BmcOperationsOptions {
   /** Operations running at once, over all hosts. @default 16 */
   readonly concurrency?: number;
-  /** Called when an operation of `key` has finished, so its host is reconciled again. */
+  /** Called when an operation of `key` has ended (or was aborted), so its host is looked at again. */
   readonly onFinished?: (key: string) => void;
 }
 
@@ -80,6 +80,7 @@ export class BmcOperations {
       this.entries.delete(key);
       this.queue.splice(this.queue.indexOf(key), 1);
       this.settle();
+      this.options.onFinished?.(key);
     }
   }
 
@@ -118,7 +119,9 @@ export class BmcOperations {
     if (!entry.abort.signal.aborted) this.finished.set(key, { kind: entry.kind, outcome });
     this.pump();
     this.settle();
-    if (!entry.abort.signal.aborted) this.options.onFinished?.(key);
+    // Aborted ones too: the host's next pass decides what follows (the deprovision of a
+    // deleted host whose boot was cut short).
+    this.options.onFinished?.(key);
   }
 
   private settle(): void {

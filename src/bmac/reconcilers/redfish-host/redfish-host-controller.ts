@@ -27,6 +27,7 @@
  * no host is booted twice for one image; one that finds it inserted and the host off resumes
  * at the boot override and power-on.
  */
+import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '../../../kube/index.js';
 import { BmhAnnotation, Finalizer, Gvk, Label } from '../../api.js';
 import { bootFromIso, BootStep, parseRedfishAddress } from '../../redfish/index.js';
@@ -90,6 +91,11 @@ export interface RedfishHostController extends Controller {
   stop(): Promise<void>;
 }
 
+/** Operations deletion itself runs; any other is aborted when the host is deleted. */
+const DELETION_OPERATIONS: ReadonlySet<string> = new Set([
+  'deprovision',
+  'power-off-before-delete',
+]);
 /** Failures after which deletion goes on without the BMC (BMO's retryCount). */
 const DELETE_GIVE_UP_AFTER = 3;
 /** Requeue of a host whose Secret is missing (BMO hostErrorRetryDelay). */
@@ -119,6 +125,10 @@ export function createRedfishHostController(
 ): RedfishHostController {
   const clients = options.clients ?? undiciRedfishClients;
   const vendors = new Map<string, string>();
+  /** Aborted by `stop()`: operations let go of their BMC at once. */
+  const shutdown = new AbortController();
+  // Every running BMC operation listens to it.
+  setMaxListeners(0, shutdown.signal);
   const requests = new Map<string, Request>();
   const operations = new BmcOperations({
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
@@ -191,7 +201,7 @@ export function createRedfishHostController(
       // One transition per pass, as BMO does: `available` shows before `provisioning`.
       const moved = this.status.provisioning.state !== state;
       if (!moved && operations.pending(this.key) === undefined) await this.decide();
-      else if (this.deleting() && operations.pending(this.key) !== 'deprovision') {
+      else if (this.deleting() && !DELETION_OPERATIONS.has(operations.pending(this.key) ?? '')) {
         // Deletion wins over a boot in flight; the deprovision starts once it has stopped.
         operations.abort(this.key);
       }
@@ -392,6 +402,7 @@ export function createRedfishHostController(
     }
 
     private async decideDeletion(): Promise<void> {
+      if (delayedDelete(this.bmh)) return;
       const state = this.status.provisioning.state;
       const skipBmc =
         this.handedOver() !== undefined ||
@@ -601,19 +612,28 @@ export function createRedfishHostController(
                     : 'success',
               ),
           });
-          const stop = new AbortController();
-          const abort = (): void => {
-            stop.abort(new Error('BMC operation aborted: the host changed or the process stops'));
+          // Cancelled (the host was deleted): stop before the next request, but let the one in
+          // flight end, so nothing of this operation lands after the next one's requests.
+          const cancelled = new AbortController();
+          // Shutting down: let go at once; the request in flight ends by its own timeout.
+          const stopping = new AbortController();
+          const cancel = (): void => {
+            cancelled.abort(new Error('BMC operation cancelled'));
           };
-          signal.addEventListener('abort', abort, { once: true });
-          stopSignal.addEventListener('abort', abort, { once: true });
-          if (stopSignal.aborted) abort();
+          const stop = (): void => {
+            cancel();
+            stopping.abort(new Error('BMC operation abandoned: the controller stops'));
+          };
+          signal.addEventListener('abort', cancel, { once: true });
+          stopSignal.addEventListener('abort', stop, { once: true });
+          shutdown.signal.addEventListener('abort', stop, { once: true });
+          if (stopSignal.aborted || shutdown.signal.aborted) stop();
           try {
             const guarded = guard(
               wrapDiscover(client, (vendor) => vendors.set(key, vendor)),
-              stop.signal,
+              cancelled.signal,
             );
-            const value = await untilAborted(body(guarded), stop.signal);
+            const value = await untilAborted(body(guarded), stopping.signal);
             log.debug({ operation: kind }, 'BMC operation done');
             return value;
           } catch (error) {
@@ -622,11 +642,11 @@ export function createRedfishHostController(
               scrub(describeError(error), [credentials.username, credentials.password]),
             );
           } finally {
-            signal.removeEventListener('abort', abort);
-            stopSignal.removeEventListener('abort', abort);
-            // An aborted request in flight ends by its own timeout; nothing follows it.
+            signal.removeEventListener('abort', cancel);
+            stopSignal.removeEventListener('abort', stop);
+            shutdown.signal.removeEventListener('abort', stop);
             const closing = client.close().catch(() => undefined);
-            if (!stop.signal.aborted) await closing;
+            if (!stopping.signal.aborted) await closing;
           }
         },
       };
@@ -830,7 +850,10 @@ export function createRedfishHostController(
     ],
     reconcile,
     operations,
-    stop: () => operations.stop(),
+    stop: () => {
+      shutdown.abort();
+      return operations.stop();
+    },
   };
 }
 
@@ -966,6 +989,20 @@ function scrub(text: string, secrets: readonly string[]): string {
   for (const secret of [...secrets].sort((a, b) => b.length - a.length))
     if (secret.length > 0) out = out.split(secret).join('<redacted>');
   return out;
+}
+
+/**
+ * Whether the detached annotation asks to keep the host while it stays detached
+ * (`{"deleteAction":"delay"}`, BMO delayDeleteForDetachedHost).
+ */
+function delayedDelete(bmh: KubeObject): boolean {
+  const value = annotation(bmh, BmhAnnotation.Detached);
+  if (!value?.trimStart().startsWith('{')) return false;
+  try {
+    return record(JSON.parse(value))['deleteAction'] === 'delay';
+  } catch {
+    return false;
+  }
 }
 
 function describeError(error: unknown): string {

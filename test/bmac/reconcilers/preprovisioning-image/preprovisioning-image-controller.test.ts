@@ -20,6 +20,7 @@ import type {
 import type { ReconcileContext, Request } from '../../../../src/bmac/runtime/contract.js';
 import { createLogger } from '../../../../src/shared/logger.js';
 import { FakeCluster, reconcileUntilStable } from '../../../fakes/fake-cluster.js';
+import { Permissions } from '../../../../src/bmac/permissions.js';
 import { chartRules } from '../../../support/chart-rules.js';
 
 const NS = 'site-1';
@@ -508,10 +509,10 @@ describe('PreprovisioningImage controller: serving the image', () => {
   });
 });
 
-describe('PreprovisioningImage controller: metadata and finalizer (assisted.md §8)', () => {
-  const OURS = 'preprovisioningimage.agent-install.openshift.io/ai-deprovision';
-  const BMO = 'preprovisioningimage.metal3.io';
+const OURS = 'preprovisioningimage.agent-install.openshift.io/ai-deprovision';
+const BMO = 'preprovisioningimage.metal3.io';
 
+describe('PreprovisioningImage controller: metadata and finalizer (assisted.md §8)', () => {
   it('adds its finalizer and the velero exclusion label in one write', async () => {
     world(ppi(), infraEnv(), bmh());
     await reconcileUntilStable(controller(), PPI_REF, cluster);
@@ -678,6 +679,25 @@ describe('PreprovisioningImage controller: watches and RBAC', () => {
     ]);
     expect(byHost!.gvk).toEqual({ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost' });
     expect(byHost!.map(bmh(), cluster)).toEqual([{ namespace: NS, name: HOST }]);
+  });
+
+  it('needs nothing beyond its own entry in permissions.ts', async () => {
+    const own = new FakeCluster(
+      { now: () => now, sleep: () => Promise.resolve() },
+      { rules: Permissions.preprovisioningImage },
+    );
+    own.seed(ppi({ status: SERVED }), infraEnv(), bmh());
+    await reconcileUntilStable(controller(), PPI_REF, own);
+    expect(
+      own.objects.get(`metal3.io/v1alpha1/BareMetalHost/${NS}/${HOST}`)!.metadata.annotations,
+    ).toEqual({
+      'reboot.metal3.io': '{"force": true}',
+    });
+    own.seed(ppi({ deleting: true, finalizers: [OURS] }), bmh({ cleaning: 'disabled' }));
+    await reconcileUntilStable(controller(), PPI_REF, own);
+    expect(
+      own.objects.get(`metal3.io/v1alpha1/PreprovisioningImage/${NS}/${HOST}`),
+    ).toBeUndefined();
   });
 
   it('fails with 403 Forbidden when the ClusterRole lacks a verb the controller uses', async () => {

@@ -19,7 +19,11 @@ async function deadBmc(): Promise<{ address: string; close: () => Promise<void> 
     address: `redfish-virtualmedia+http://127.0.0.1:${String(port)}/redfish/v1/Systems/1`,
     close: async () => {
       for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
     },
   };
 }

@@ -82,6 +82,8 @@ export class Harness {
   /** Clients made, by host name. */
   readonly clientsMade = new Map<string, number>();
   readonly metrics: { vendor: string; outcome: string }[] = [];
+  /** Every status written, in order. */
+  readonly statuses: unknown[] = [];
   /** Every provisioning state written, by host name, in order. */
   readonly states = new Map<string, string[]>();
   controller: RedfishHostController;
@@ -93,6 +95,7 @@ export class Harness {
     this.controller = this.newController();
     const updateStatus = this.cluster.updateStatus.bind(this.cluster);
     this.cluster.updateStatus = async (object: KubeObject) => {
+      this.statuses.push(structuredClone(object['status']));
       const state = readStatus(object).provisioning.state;
       const seen = this.states.get(object.metadata.name) ?? [];
       if (seen.at(-1) !== state) seen.push(state);

@@ -1,7 +1,7 @@
 /**
  * Small predicates shared by the validator: name syntax, MACs, BMC URLs, JSON fields.
  */
-import { quote } from '../shared/errors.js';
+import { quote } from '../../shared/errors.js';
 
 /** RFC 1123 label: a namespace name. */
 export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -93,8 +93,8 @@ export function labelValueProblem(value: string): string | undefined {
   return undefined;
 }
 
-export { BMC_SCHEMES, parseBmcAddress } from '../shared/bmc-address.js';
-export type { BmcAddress } from '../shared/bmc-address.js';
+export { BMC_SCHEMES, parseBmcAddress } from '../../shared/bmc-address.js';
+export type { BmcAddress } from '../../shared/bmc-address.js';
 
 /** Parses a JSON field; returns the value, or the parser's complaint. */
 export function parseJsonField(text: string): { value: unknown } | { problem: string } {

@@ -4,7 +4,7 @@ import {
   labelKeyProblem,
   labelValueProblem,
   parseBmcAddress,
-} from '../../src/siteconfig/rules.js';
+} from '../../../src/siteconfig/rules/predicates.js';
 
 describe('BMC addresses as the baremetal-operator reads them', () => {
   it('accepts the virtual-media schemes, with or without a transport', () => {

@@ -1,0 +1,249 @@
+/**
+ * The Helm chart charts/siteforge-controller, generated: its objects are cdk8s-plus constructs
+ * and its ClusterRole is permissions.ts merged, so what the chart grants is what the code uses
+ * (reconciler tests run on FakeCluster with these rules). `npm run chart` writes the files;
+ * a test regenerates them and compares bytes.
+ *
+ * Helm values go in as tokens `${HELM:<name>}` that survive cdk8s synthesis as plain strings;
+ * rendering then replaces each with its template expression: a token that is a whole value
+ * becomes the bare expression (numbers, `| quote`d strings), a token inside a string is put in
+ * place and the string double-quoted, so the templates of names stay valid YAML before Helm.
+ */
+import { ApiObject, App, Chart, JsonPatch } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-33';
+import { stringify } from 'yaml';
+import { clusterRoleRules } from '../permissions.js';
+import type { PolicyRule } from '../permissions.js';
+
+/** Ports the controller listens on (`siteforge controller`'s defaults). */
+export const ControllerPort = { Metrics: 8080, Probes: 8081, Images: 8082 } as const;
+
+/** A Helm template expression; `raw` ones stand alone as a whole value, `block` ones as list items. */
+interface HelmExpression {
+  readonly expr: string;
+  readonly raw?: true;
+  /** Lines that replace a list item `- ${HELM:<name>}`, at its indentation. */
+  readonly block?: readonly string[];
+}
+
+/** The Helm expression of each token. */
+const HELM = {
+  name: { expr: '{{ .Release.Name }}' },
+  namespace: { expr: '{{ .Release.Namespace }}' },
+  replicas: { expr: '{{ .Values.replicas }}', raw: true },
+  image: { expr: '{{ .Values.image.repository }}:{{ .Values.image.tag }}' },
+  pullPolicy: { expr: '{{ .Values.image.pullPolicy | quote }}', raw: true },
+  mode: { expr: '{{ .Values.mode }}' },
+  // Flags present only when their values are: the image server URL, one --namespace each.
+  optionalArgs: {
+    expr: '',
+    block: [
+      '{{- with .Values.imageServerUrl }}',
+      '- {{ printf "--image-server-url=%s" . | quote }}',
+      '{{- end }}',
+      '{{- range .Values.namespaces }}',
+      '- {{ printf "--namespace=%s" . | quote }}',
+      '{{- end }}',
+    ],
+  },
+} as const satisfies Record<string, HelmExpression>;
+
+const helmOf = (name: string): HelmExpression | undefined =>
+  (HELM as Record<string, HelmExpression>)[name];
+
+const token = (name: keyof typeof HELM): string => `\${HELM:${name}}`;
+
+/** The labels of the release's pods (and what its Deployment and Services select). */
+const SELECTOR = {
+  'app.kubernetes.io/name': 'siteforge-controller',
+  'app.kubernetes.io/instance': token('name'),
+};
+
+/** The chart's objects, with Helm tokens, in the order they are written. */
+export class ControllerChart extends Chart {
+  constructor(scope: App, id: string, rules: readonly PolicyRule[] = clusterRoleRules()) {
+    super(scope, id, { disableResourceNameHashes: true });
+    const name = token('name');
+    const namespace = token('namespace');
+    const labels = SELECTOR;
+
+    const account = new kplus.ServiceAccount(this, 'service-account', {
+      metadata: { name, namespace, labels },
+      automountToken: true,
+    });
+
+    const role = new kplus.ClusterRole(this, 'cluster-role', { metadata: { name, labels } });
+    for (const rule of rules)
+      for (const group of rule.apiGroups)
+        for (const resource of rule.resources)
+          role.allow(
+            [...rule.verbs],
+            kplus.ApiResource.custom({ apiGroup: group, resourceType: resource }),
+          );
+    new kplus.ClusterRoleBinding(this, 'cluster-role-binding', {
+      metadata: { name, labels },
+      role,
+    }).addSubjects(account);
+
+    const deployment = new kplus.Deployment(this, 'deployment', {
+      metadata: { name, namespace, labels },
+      replicas: 2,
+      select: false,
+      serviceAccount: account,
+      automountServiceAccountToken: true,
+      podMetadata: { labels },
+      volumes: [],
+      containers: [
+        {
+          name: 'controller',
+          image: token('image'),
+          args: [
+            'controller',
+            `--mode=${token('mode')}`,
+            `--metrics-bind-address=:${String(ControllerPort.Metrics)}`,
+            `--health-probe-bind-address=:${String(ControllerPort.Probes)}`,
+            `--image-server-bind-address=:${String(ControllerPort.Images)}`,
+            '--leader-elect=true',
+            `--leader-election-id=${name}`,
+            token('optionalArgs'),
+          ],
+          ports: [
+            { name: 'metrics', number: ControllerPort.Metrics },
+            { name: 'probes', number: ControllerPort.Probes },
+            { name: 'images', number: ControllerPort.Images },
+          ],
+          liveness: kplus.Probe.fromHttpGet('/healthz', { port: ControllerPort.Probes }),
+          readiness: kplus.Probe.fromHttpGet('/readyz', { port: ControllerPort.Probes }),
+          envVariables: {
+            // Leader election: the Lease lives in the pod's namespace.
+            POD_NAMESPACE: kplus.EnvValue.fromFieldRef(kplus.EnvFieldPaths.POD_NAMESPACE),
+          },
+          // The root file system is read-only; the image server's downloads go to /tmp.
+          volumeMounts: [{ path: '/tmp', volume: kplus.Volume.fromEmptyDir(this, 'tmp', 'tmp') }],
+        },
+      ],
+    });
+    deployment.select(kplus.LabelSelector.of({ labels: SELECTOR }));
+    const deploymentObject = ApiObject.of(deployment);
+    deploymentObject.addJsonPatch(
+      JsonPatch.replace('/spec/replicas', token('replicas')),
+      JsonPatch.replace('/spec/template/spec/containers/0/imagePullPolicy', token('pullPolicy')),
+      // Pods are selected by SELECTOR; the construct's address label would only add noise.
+      JsonPatch.remove('/spec/template/metadata/labels/cdk8s.io~1metadata.addr'),
+    );
+
+    for (const [id, port] of [
+      ['images', ControllerPort.Images],
+      ['metrics', ControllerPort.Metrics],
+    ] as const) {
+      const service = new kplus.Service(this, `${id}-service`, {
+        metadata: { name: `${name}-${id}`, namespace, labels },
+        ports: [{ name: id, port, targetPort: port }],
+      });
+      for (const [key, value] of Object.entries(SELECTOR)) service.selectLabel(key, value);
+    }
+  }
+}
+
+/** Options of {@link renderControllerChart}. */
+export interface ControllerChartOptions {
+  /** The chart's version and appVersion (package.json's version). */
+  readonly version: string;
+  /** @default permissions.ts merged */
+  readonly rules?: readonly PolicyRule[];
+}
+
+/** File names under `templates/`, by kind. */
+const TEMPLATE_FILES: Readonly<Record<string, string>> = {
+  ServiceAccount: 'serviceaccount.yaml',
+  ClusterRole: 'clusterrole.yaml',
+  ClusterRoleBinding: 'clusterrolebinding.yaml',
+  Deployment: 'deployment.yaml',
+  Service: 'services.yaml',
+};
+
+const HEADER =
+  '# Generated by `npm run chart` from src/bmac/chart/controller-chart.ts: do not edit.\n';
+
+/**
+ * Every file of the chart, by path relative to charts/siteforge-controller: Chart.yaml,
+ * values.yaml and templates/*.yaml. Pure: same options, same bytes.
+ */
+export function renderControllerChart(options: ControllerChartOptions): Map<string, string> {
+  const app = new App();
+  const chart = new ControllerChart(app, 'siteforge-controller', options.rules);
+  const byFile = new Map<string, string[]>();
+  for (const object of chart.toJson() as { kind: string }[]) {
+    const file = TEMPLATE_FILES[object.kind];
+    if (file === undefined) throw new Error(`no template file for kind ${object.kind}`);
+    const text = withHelm(stringify(object, { lineWidth: 0 }));
+    byFile.set(file, [...(byFile.get(file) ?? []), text]);
+  }
+  const files = new Map<string, string>([
+    ['Chart.yaml', chartYaml(options.version)],
+    ['values.yaml', VALUES],
+  ]);
+  for (const [file, docs] of [...byFile].sort(([a], [b]) => a.localeCompare(b)))
+    files.set(`templates/${file}`, HEADER + docs.join('---\n'));
+  return files;
+}
+
+/** Replaces the tokens of each `key: value` or `- value` line by their Helm expressions. */
+function withHelm(yamlText: string): string {
+  return yamlText
+    .split('\n')
+    .map((line) => {
+      const m = /^(\s*(?:- )?(?:[^\s:'"]+: )?)(.*\$\{HELM:.*)$/.exec(line);
+      if (m === null) return line;
+      const [, prefix = '', scalar = ''] = m;
+      const block = /^(\s*)- \$\{HELM:(\w+)\}$/.exec(line);
+      const blockLines = block?.[2] === undefined ? undefined : helmOf(block[2])?.block;
+      if (blockLines !== undefined)
+        return blockLines.map((l) => `${block?.[1] ?? ''}${l}`).join('\n');
+      const value = scalar.replace(/^(["'])(.*)\1$/, '$2');
+      const whole = /^\$\{HELM:(\w+)\}$/.exec(value);
+      const wholeToken = whole?.[1] === undefined ? undefined : helmOf(whole[1]);
+      if (wholeToken?.raw === true) return `${prefix}${wholeToken.expr}`;
+      const replaced = value.replace(/\$\{HELM:(\w+)\}/g, (_, name: string) => {
+        const helm = helmOf(name);
+        if (helm === undefined || helm.raw === true || helm.block !== undefined)
+          throw new Error(`Helm token ${name} cannot be part of a string`);
+        return helm.expr;
+      });
+      return `${prefix}"${replaced}"`;
+    })
+    .join('\n');
+}
+
+function chartYaml(version: string): string {
+  return `${HEADER}apiVersion: v2
+name: siteforge-controller
+description: >-
+  The SiteForge controller on the hub: the Bare Metal Agent Controller, the
+  PreprovisioningImage controller and the Redfish host provisioner in one Deployment (leader
+  elected), with the image server BMCs boot from and Prometheus metrics.
+type: application
+version: ${version}
+appVersion: ${version}
+`;
+}
+
+const VALUES = `${HEADER}# Controller pods; one leads (Lease in the release namespace), the others wait.
+replicas: 2
+
+image:
+  repository: quay.io/siteforge/siteforge
+  tag: latest
+  pullPolicy: IfNotPresent
+
+# Who boots the hosts: metal3 (the Bare Metal Operator, from PreprovisioningImages), redfish
+# (SiteForge, through the BMCs), or auto: metal3 when the operator's Deployment is on the hub.
+mode: auto
+
+# The image server's base URL as BMCs reach it (a Route, Ingress or load balancer in front of
+# the <release>-images Service), e.g. https://images.hub.example.com. Empty: its pod address.
+imageServerUrl: ""
+
+# Namespaces whose objects the controllers reconcile; empty for all.
+namespaces: []
+`;

@@ -1,0 +1,220 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Gvk } from '../../../../src/bmac/api.js';
+import { requestKey } from '../../../../src/bmac/runtime/contract.js';
+import type { KubeObject } from '../../../../src/kube/index.js';
+import { Harness, LONG_URL, NS, hasFinalizer, hostEvents, macOf } from './harness.js';
+
+const bmhRef = { ...Gvk.BareMetalHost, namespace: NS, name: 'host-0' };
+
+/** A provisioned host, and the BMC's record of it from then on. */
+async function provisioned(h: Harness) {
+  const bmc = await h.addHost('host-0');
+  await h.settle(['host-0']);
+  expect(h.status('host-0').provisioning.state).toBe('provisioned');
+  const since = bmc.events.length;
+  return { bmc, after: () => hostEvents(bmc).slice(since) };
+}
+
+function agent(name: string, stage: string, link: 'label' | 'mac'): KubeObject {
+  return {
+    ...Gvk.Agent,
+    metadata: {
+      name,
+      namespace: NS,
+      ...(link === 'label' ? { labels: { 'agent-install.openshift.io/bmh': 'host-0' } } : {}),
+    },
+    spec: { approved: true },
+    status: {
+      inventory: { interfaces: [{ macAddress: macOf('host-0').toUpperCase(), name: 'eno1' }] },
+      progress: { currentStage: stage },
+    },
+  };
+}
+
+describe('a provisioned host handed over', () => {
+  let h: Harness;
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('with the detached annotation: the media is ejected once and power is no longer managed', async () => {
+    h = new Harness();
+    const { bmc, after } = await provisioned(h);
+    await h.edit('host-0', (bmh) => ({
+      ...bmh,
+      metadata: {
+        ...bmh.metadata,
+        annotations: {
+          ...bmh.metadata.annotations,
+          'baremetalhost.metal3.io/detached': 'assisted-service-controller',
+        },
+      },
+    }));
+    await h.settle(['host-0']);
+    expect(after()).toEqual(['eject CD1']);
+    expect(bmc.state().slots.every((s) => !s.inserted)).toBe(true);
+    expect(h.status('host-0')).toMatchObject({
+      operationalStatus: 'detached',
+      provisioning: { state: 'provisioned' },
+      errorCount: 0,
+    });
+    expect(h.cluster.events.at(-1)).toMatchObject({ reason: 'Detached' });
+
+    // Powering off is no longer ours to do.
+    await h.edit('host-0', (bmh) => ({
+      ...bmh,
+      spec: { ...(bmh['spec'] as object), online: false },
+    }));
+    await h.settle(['host-0']);
+    expect(after()).toEqual(['eject CD1']);
+    expect(bmc.state().power).toBe('On');
+  });
+
+  for (const link of ['label', 'mac'] as const) {
+    it(`when its Agent (paired by ${link}) reports it rebooted into the installed system`, async () => {
+      h = new Harness();
+      const { bmc, after } = await provisioned(h);
+      h.cluster.seed(agent('agent-1', 'Writing image to disk', link));
+      await h.settle(['host-0']);
+      expect(after()).toEqual([]);
+      expect(h.status('host-0').operationalStatus).toBe('OK');
+
+      const mapped = h.controller.watches?.[0]?.map(agent('agent-1', 'Rebooting', link), h.cluster);
+      expect(mapped).toEqual([{ namespace: NS, name: 'host-0' }]);
+      h.cluster.objects.set(`agent-install.openshift.io/v1beta1/Agent/${NS}/agent-1`, {
+        ...agent('agent-1', 'Rebooting', link),
+        metadata: { ...agent('agent-1', 'Rebooting', link).metadata, resourceVersion: '900' },
+      });
+      await h.settle(['host-0']);
+      expect(after()).toEqual(['eject CD1']);
+      expect(bmc.state().power).toBe('On');
+      expect(h.status('host-0').operationalStatus).toBe('detached');
+
+      // Deleting a host running its installed system leaves its power alone.
+      await h.cluster.delete(bmhRef);
+      await h.settle(['host-0']);
+      expect(h.bmh('host-0')).toBeUndefined();
+      expect(after()).toEqual(['eject CD1']);
+    });
+  }
+});
+
+describe('deleting a host', () => {
+  let h: Harness;
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('powers it off, ejects the media, then releases the finalizer', async () => {
+    h = new Harness();
+    const { after } = await provisioned(h);
+    let atRelease: string[] | undefined;
+    const update = h.cluster.update.bind(h.cluster);
+    h.cluster.update = async (object: KubeObject) => {
+      if (!hasFinalizer(object) && hasFinalizer(h.bmh(object.metadata.name))) atRelease = after();
+      return update(object);
+    };
+
+    await h.cluster.delete(bmhRef);
+    await h.settle(['host-0']);
+
+    expect(h.bmh('host-0')).toBeUndefined();
+    expect(atRelease).toEqual(['power Off', 'eject CD1']);
+    expect(h.states.get('host-0')?.slice(-3)).toEqual([
+      'deprovisioning',
+      'powering off before delete',
+      'deleting',
+    ]);
+    expect(h.cluster.events.map((e) => e.reason).slice(-2)).toEqual([
+      'DeprovisioningStarted',
+      'DeprovisioningComplete',
+    ]);
+  });
+
+  it('while it boots cuts the boot short, then powers it off and ejects', async () => {
+    h = new Harness();
+    const bmc = await h.addHost('host-0', { faults: { latencyMs: 15 } });
+    await h.settle(['host-0'], () => h.status('host-0').provisioning.state === 'provisioning');
+    expect(h.controller.operations.pending(requestKey({ namespace: NS, name: 'host-0' }))).toBe(
+      'provision',
+    );
+    await h.cluster.delete(bmhRef);
+    await h.settle(['host-0']);
+
+    expect(h.bmh('host-0')).toBeUndefined();
+    expect(bmc.state().power).toBe('Off');
+    expect(bmc.state().slots.every((s) => !s.inserted)).toBe(true);
+    expect(h.states.get('host-0')?.slice(-4)).toEqual([
+      'provisioning',
+      'deprovisioning',
+      'powering off before delete',
+      'deleting',
+    ]);
+  });
+
+  it('that never reached its BMC releases it at once', async () => {
+    h = new Harness();
+    const bmc = await h.addHost('host-0');
+    await bmc.stop();
+    await h.settle(['host-0']);
+    expect(h.status('host-0').provisioning.state).toBe('registering');
+    await h.cluster.delete(bmhRef);
+    await h.settle(['host-0']);
+    expect(h.bmh('host-0')).toBeUndefined();
+  });
+
+  it('whose BMC keeps failing gives up after BMO’s three tries and releases it', async () => {
+    h = new Harness();
+    const { bmc } = await provisioned(h);
+    bmc.script({ method: 'POST', path: /Reset/, times: 1_000, action: { status: 500 } });
+    await h.cluster.delete(bmhRef);
+    for (let i = 0; i < 6 && h.bmh('host-0'); i++) {
+      await h.settle(['host-0']);
+      h.now += 900_000;
+    }
+    expect(h.bmh('host-0')).toBeUndefined();
+    expect(h.cluster.events.map((e) => e.reason)).toContain('DeletingWithoutBMC');
+  });
+});
+
+describe('changing the image', () => {
+  let h: Harness;
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('deprovisions the host (power off, eject) and boots the new image once', async () => {
+    h = new Harness();
+    const { bmc, after } = await provisioned(h);
+    // What the BMAC does when the InfraEnv ISO changes: image removed, then the new one set.
+    await h.edit('host-0', (bmh) => {
+      const spec = { ...(bmh['spec'] as Record<string, unknown>) };
+      delete spec['image'];
+      return { ...bmh, spec };
+    });
+    await h.settle(['host-0']);
+    expect(h.status('host-0')).toMatchObject({
+      provisioning: { state: 'available' },
+      poweredOn: false,
+    });
+    expect(h.status('host-0').provisioning.image).toBeUndefined();
+    expect(after()).toEqual(['power Off', 'eject CD1']);
+
+    const newUrl = `${LONG_URL}&version=2`;
+    await h.edit('host-0', (bmh) => ({
+      ...bmh,
+      spec: { ...(bmh['spec'] as object), image: { url: newUrl, format: 'live-iso' } },
+    }));
+    await h.settle(['host-0']);
+    expect(h.status('host-0').provisioning).toMatchObject({
+      state: 'provisioned',
+      image: { url: newUrl },
+    });
+    expect(h.images.issued).toHaveLength(2);
+    expect(bmc.state().bootedImage).toBe(h.images.issued[1]);
+    expect(bmc.events.filter((e) => e.kind === 'boot')).toHaveLength(2);
+    const history = h.status('host-0').operationHistory;
+    expect(history.deprovision?.start).toBeTruthy();
+    expect(history.deprovision?.end).toBeTruthy();
+  });
+});
