@@ -82,6 +82,12 @@ export class FakeCluster implements ObjectReader, ObjectWriter, EventRecorder {
     return this;
   }
 
+  /** The stored object, for a test's assertions: no RBAC check, unlike the reader's `get`. */
+  peek(ref: ObjectRef): KubeObject | undefined {
+    const o = this.objects.get(keyOf(ref));
+    return o && clone(o);
+  }
+
   get(ref: ObjectRef): KubeObject | undefined {
     this.authorize(ref, ['list', 'watch']);
     const o = this.objects.get(keyOf(ref));
