@@ -358,7 +358,7 @@ export function createRedfishHostController(
             this.status = {
               ...this.status,
               lastAttemptedImage: image,
-              provisioning: { ...this.status.provisioning, bootMode: this.bootMode() },
+              provisioning: { ...this.status.provisioning, bootMode: this.specBootMode() },
             };
             this.event(EventType.Normal, 'ProvisioningStarted', 'Image provisioning started');
             this.startProvision(image, credentials);
@@ -779,8 +779,15 @@ export function createRedfishHostController(
       return nonEmpty(bmc['address']) || nonEmpty(bmc['credentialsName']);
     }
 
+    /** `spec.bootMode` as the status records it (BMO's spelling, UEFI by default). */
+    private specBootMode(): string {
+      const mode = this.spec()['bootMode'];
+      return mode === 'legacy' || mode === 'UEFISecureBoot' ? mode : 'UEFI';
+    }
+
+    /** The firmware boot mode to set: secure boot is a UEFI boot. */
     private bootMode(): BootMode {
-      return this.spec()['bootMode'] === 'legacy' ? 'Legacy' : 'UEFI';
+      return this.specBootMode() === 'legacy' ? 'Legacy' : 'UEFI';
     }
 
     private spec(): Record<string, unknown> {
