@@ -29,8 +29,8 @@
  */
 import type { KubeObject } from '../../../kube/index.js';
 import { BmhAnnotation, Finalizer, Gvk, Label } from '../../api.js';
-import { bootFromIso, BootStep, parseRedfishAddress } from '../../redfish/index.js';
-import type { BootMode, RedfishClient } from '../../redfish/index.js';
+import { bootFromIso, parseRedfishAddress } from '../../redfish/index.js';
+import type { BootMode, BootProgress, RedfishClient } from '../../redfish/index.js';
 import { EventType, requestKey, requestOf } from '../../runtime/contract.js';
 import type {
   Controller,
@@ -40,6 +40,7 @@ import type {
   Request,
 } from '../../runtime/contract.js';
 import { BmcOperations } from './bmc-operations.js';
+import { recordedStep, resumeAt, writeStep } from './boot-checkpoint.js';
 import type { FinishedOperation } from './bmc-operations.js';
 import {
   ERROR_EVENT_REASON,
@@ -491,6 +492,12 @@ export function createRedfishHostController(
 
     private startProvision(image: BmhImage, credentials: Credentials): void {
       const bootMode = this.bootMode();
+      const recorded = recordedStep(this.bmh, image.url);
+      const writer = this.ctx.writer;
+      const { name, namespace } = this.bmh.metadata;
+      const ref = { ...Gvk.BareMetalHost, name, ...(namespace === undefined ? {} : { namespace }) };
+      const checkpoint = (progress: BootProgress): Promise<void> =>
+        writeStep(writer, ref, image.url, progress.step);
       this.startOperation('provision', credentials, async (client) => {
         const target = await client.discover();
         const ours = target.slots.find(
@@ -501,15 +508,18 @@ export function createRedfishHostController(
         );
         if (ours?.image !== undefined) {
           // An earlier run got this far: finish without a second power cycle.
-          if (isOn(target.system.powerState)) return { booted: false, poweredOn: true };
+          const on = isOn(target.system.powerState);
+          const step = resumeAt(recorded, on);
+          if (step === 'done') return { booted: false, poweredOn: on };
           await bootFromIso(client, ours.image, {
             bootMode,
-            progress: { imageUrl: ours.image, step: BootStep.BootOverride },
+            progress: { imageUrl: ours.image, step },
+            checkpoint,
           });
           return { booted: true, poweredOn: true };
         }
         const shortUrl = await options.images.shortUrlFor(image.url);
-        await bootFromIso(client, shortUrl, { bootMode });
+        await bootFromIso(client, shortUrl, { bootMode, checkpoint });
         return { booted: true, poweredOn: true };
       });
     }
