@@ -22,10 +22,11 @@
  * detached hosts). A paused host (`baremetalhost.metal3.io/paused`) is not touched at all.
  *
  * Crash safety: every BMC operation is preceded by a status write that says what it is for,
- * and is written so that running it again finds the BMC's state and only does what is
- * missing. A provision that finds its own image inserted and the host on counts as done, so
- * no host is booted twice for one image; one that finds it inserted and the host off resumes
- * at the boot override and power-on.
+ * each boot step is recorded on the BMH before it is taken (boot-checkpoint.ts), and running
+ * an operation again finds the BMC's state and only does what is missing. A provision that
+ * finds its own image inserted and the host on after the power-on step counts as done, so no
+ * host is booted twice for one image; one that finds it inserted short of that resumes at the
+ * boot override and power-on.
  */
 import type { KubeObject } from '../../../kube/index.js';
 import { BmhAnnotation, Finalizer, Gvk, Label } from '../../api.js';
