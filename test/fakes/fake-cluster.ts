@@ -197,10 +197,7 @@ export class FakeCluster implements ObjectReader, ObjectWriter, EventRecorder {
       this.objects.delete(key);
       return Promise.resolve(next);
     }
-    const stored = {
-      ...next,
-      metadata: { ...next.metadata, resourceVersion: String(++this.version) },
-    };
+    const stored = { ...next, metadata: { ...next.metadata, resourceVersion: String(++this.version) } };
     this.objects.set(key, stored);
     return Promise.resolve(clone(stored));
   }

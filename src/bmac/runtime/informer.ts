@@ -37,6 +37,12 @@ export interface InformerOptions {
   readonly namespaces?: readonly string[];
   readonly clock: RuntimeClock;
   readonly log: Logger;
+  /**
+   * Keep `metadata.managedFields` in the cache. Off by default: they are often the larger part
+   * of an object, no reconciler reads them, and a PUT without them keeps the stored ones.
+   * @default false
+   */
+  readonly keepManagedFields?: boolean;
   /** Tells every object to the listeners again this often. @default never */
   readonly resyncMs?: number;
   /** Backoff between restarts after errors. @default base 500 ms, max 30 s, jitter 0.2 */
@@ -234,7 +240,7 @@ export class Informer {
     } else {
       const current = store.get(object.metadata.namespace, object.metadata.name);
       if (current?.metadata.resourceVersion !== object.metadata.resourceVersion) {
-        store.set(object);
+        store.set(this.trim(object));
         const stored = store.get(object.metadata.namespace, object.metadata.name)!;
         this.tell(
           current === undefined
@@ -254,7 +260,7 @@ export class Informer {
       listed.add(`${item.metadata.namespace ?? ''}/${item.metadata.name}`);
       const current = store.get(item.metadata.namespace, item.metadata.name);
       if (current?.metadata.resourceVersion === item.metadata.resourceVersion) continue;
-      store.set(item);
+      store.set(this.trim(item));
       const stored = store.get(item.metadata.namespace, item.metadata.name)!;
       this.tell(
         current === undefined
@@ -267,6 +273,14 @@ export class Informer {
       store.delete(object.metadata.namespace, object.metadata.name);
       this.tell({ type: 'delete', object });
     }
+  }
+
+  private trim(object: KubeObject): KubeObject {
+    if (this.options.keepManagedFields === true || !('managedFields' in object.metadata))
+      return object;
+    const metadata = { ...object.metadata };
+    delete metadata['managedFields'];
+    return { ...object, metadata };
   }
 
   private scheduleResync(): void {

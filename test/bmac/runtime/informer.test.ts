@@ -68,12 +68,18 @@ describe('Informer', () => {
     informer.stop();
   });
 
-  it('hands out frozen objects, and refuses to read a kind nobody declared', async () => {
+  it('hands out frozen objects without managedFields, and refuses to read a kind nobody declared', async () => {
     const { server, cache, informer } = setup();
-    server.seed(configMap('a', 'web-1'));
+    const withFields = configMap('a', 'web-1');
+    server.seed({
+      ...withFields,
+      metadata: { ...withFields.metadata, managedFields: [{ manager: 'kubectl', fieldsV1: {} }] },
+    });
     informer.start();
     await settle();
     const read = cache.get({ ...CM, namespace: 'a', name: 'web-1' })!;
+    expect(read.metadata['managedFields']).toBeUndefined();
+    expect(read.metadata.labels).toEqual({ app: 'web' });
     expect(() => {
       (read.metadata.labels as Record<string, string>)['app'] = 'x';
     }).toThrow(TypeError);
