@@ -27,13 +27,8 @@ import type { ClusterInstanceRenderer } from './cluster-instance/validate.js';
 import type { ClusterInstance } from './cluster-instance/types.js';
 import { checkYamlLookalikes } from './yaml-lookalikes.js';
 import { YAML11_LOOKALIKE, YAML11_LOOKALIKE_IN_CLUSTER_INSTANCE } from './rules/yaml.js';
-import {
-  checkSemantics,
-  checkStructure,
-  FleetIndex,
-  IssueCollector,
-  normalize,
-} from './validate.js';
+import { normalize } from './normalize.js';
+import { checkSemantics, checkStructure, FleetIndex, IssueCollector } from './validate.js';
 import type { DocRef } from './validate.js';
 
 /** A file to read: its path as it should appear in messages, and its text. */
