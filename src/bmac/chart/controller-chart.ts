@@ -18,6 +18,19 @@ import type { PolicyRule } from '../permissions.js';
 /** Ports the controller listens on (`siteforge controller`'s defaults). */
 export const ControllerPort = { Metrics: 8080, Probes: 8081, Images: 8082 } as const;
 
+/** The chart's Secret holding the image server's key is `<release>` followed by this. */
+const IMAGE_KEY_SUFFIX = '-image-key';
+/** The key of that Secret (and of a user's `imageServer.existingKeySecret`) and its file name. */
+export const IMAGE_KEY_FILE = 'key';
+/** Where the image key Secret is mounted in the controller's container. */
+export const IMAGE_KEY_DIR = '/etc/siteforge/image-server-key';
+
+/** What `helm template` says when metal3 mode lacks a value it cannot run without. */
+export const IRONIC_REQUIRED = {
+  url: 'mode metal3 needs ironic.url: the URL of the Ironic API that the ironic agent reports to',
+  agentImage: 'mode metal3 needs ironic.agentImage: the ironic agent image that hosts boot',
+} as const;
+
 /** A Helm template expression; `raw` ones stand alone as a whole value, `block` ones as list items. */
 interface HelmExpression {
   readonly expr: string;
@@ -34,12 +47,40 @@ const HELM = {
   image: { expr: '{{ .Values.image.repository }}:{{ .Values.image.tag }}' },
   pullPolicy: { expr: '{{ .Values.image.pullPolicy | quote }}', raw: true },
   mode: { expr: '{{ .Values.mode }}' },
-  // Flags present only when their values are: the image server URL, one --namespace each.
+  workers: { expr: '{{ .Values.workers }}' },
+  kubeApiQps: { expr: '{{ .Values.kubeApi.qps }}' },
+  kubeApiBurst: { expr: '{{ .Values.kubeApi.burst }}' },
+  // The Secret the key file comes from: the user's, else the chart's.
+  imageKeySecret: {
+    expr: `{{ .Values.imageServer.existingKeySecret | default (printf "%s${IMAGE_KEY_SUFFIX}" .Release.Name) | quote }}`,
+    raw: true,
+  },
+  // The key the release already has (an upgrade keeps it, so short URLs handed to BMCs stay
+  // valid), else a new one. Without a cluster (`helm template`) lookup finds nothing.
+  imageKey: {
+    expr: `{{ dig "data" "${IMAGE_KEY_FILE}" "" (lookup "v1" "Secret" .Release.Namespace (printf "%s${IMAGE_KEY_SUFFIX}" .Release.Name)) | default (randAlphaNum 48 | b64enc) | quote }}`,
+    raw: true,
+  },
+  // Flags present only when their values are: the image server URL, Ironic's (which metal3
+  // mode cannot run without, so rendering fails early and says so), one --namespace each.
   optionalArgs: {
     expr: '',
     block: [
       '{{- with .Values.imageServerUrl }}',
       '- {{ printf "--image-server-url=%s" . | quote }}',
+      '{{- end }}',
+      '{{- if eq .Values.mode "metal3" }}',
+      `{{- $_ := required "${IRONIC_REQUIRED.url}" .Values.ironic.url }}`,
+      `{{- $_ = required "${IRONIC_REQUIRED.agentImage}" .Values.ironic.agentImage }}`,
+      '{{- end }}',
+      '{{- with .Values.ironic.url }}',
+      '- {{ printf "--ironic-url=%s" . | quote }}',
+      '{{- end }}',
+      '{{- with .Values.ironic.inspectorUrl }}',
+      '- {{ printf "--ironic-inspector-url=%s" . | quote }}',
+      '{{- end }}',
+      '{{- with .Values.ironic.agentImage }}',
+      '- {{ printf "--ironic-agent-image=%s" . | quote }}',
       '{{- end }}',
       '{{- range .Values.namespaces }}',
       '- {{ printf "--namespace=%s" . | quote }}',
@@ -85,6 +126,23 @@ export class ControllerChart extends Chart {
       role,
     }).addSubjects(account);
 
+    // The HMAC key of short image URLs, one for every replica: a URL a BMC got from the leader
+    // keeps working after a failover. Rendered only when the user brings no Secret of their own.
+    const imageKey = new kplus.Secret(this, 'image-key', {
+      metadata: { name: `${name}${IMAGE_KEY_SUFFIX}`, namespace, labels },
+      type: 'Opaque',
+    });
+    ApiObject.of(imageKey).addJsonPatch(
+      JsonPatch.add('/data', { [IMAGE_KEY_FILE]: token('imageKey') }),
+      JsonPatch.remove('/stringData'),
+    );
+    const imageKeyVolume = kplus.Volume.fromSecret(
+      this,
+      'image-key-volume',
+      kplus.Secret.fromSecretName(this, 'image-key-secret', token('imageKeySecret')),
+      { name: 'image-server-key' },
+    );
+
     const deployment = new kplus.Deployment(this, 'deployment', {
       metadata: { name, namespace, labels },
       replicas: 2,
@@ -105,6 +163,10 @@ export class ControllerChart extends Chart {
             `--image-server-bind-address=:${String(ControllerPort.Images)}`,
             '--leader-elect=true',
             `--leader-election-id=${name}`,
+            `--image-server-key-file=${IMAGE_KEY_DIR}/${IMAGE_KEY_FILE}`,
+            `--workers=${token('workers')}`,
+            `--kube-api-qps=${token('kubeApiQps')}`,
+            `--kube-api-burst=${token('kubeApiBurst')}`,
             token('optionalArgs'),
           ],
           ports: [
@@ -119,7 +181,10 @@ export class ControllerChart extends Chart {
             POD_NAMESPACE: kplus.EnvValue.fromFieldRef(kplus.EnvFieldPaths.POD_NAMESPACE),
           },
           // The root file system is read-only; the image server's downloads go to /tmp.
-          volumeMounts: [{ path: '/tmp', volume: kplus.Volume.fromEmptyDir(this, 'tmp', 'tmp') }],
+          volumeMounts: [
+            { path: '/tmp', volume: kplus.Volume.fromEmptyDir(this, 'tmp', 'tmp') },
+            { path: IMAGE_KEY_DIR, volume: imageKeyVolume, readOnly: true },
+          ],
         },
       ],
     });
@@ -159,7 +224,13 @@ const TEMPLATE_FILES: Readonly<Record<string, string>> = {
   ClusterRole: 'clusterrole.yaml',
   ClusterRoleBinding: 'clusterrolebinding.yaml',
   Deployment: 'deployment.yaml',
+  Secret: 'secret.yaml',
   Service: 'services.yaml',
+};
+
+/** Conditions under which an object is rendered, by kind and name (with tokens). */
+const RENDERED_IF: Readonly<Record<string, string>> = {
+  [`Secret/${token('name')}${IMAGE_KEY_SUFFIX}`]: 'not .Values.imageServer.existingKeySecret',
 };
 
 const HEADER =
@@ -173,10 +244,13 @@ export function renderControllerChart(options: ControllerChartOptions): Map<stri
   const app = new App();
   const chart = new ControllerChart(app, 'siteforge-controller', options.rules);
   const byFile = new Map<string, string[]>();
-  for (const object of chart.toJson() as { kind: string }[]) {
+  for (const object of chart.toJson() as { kind: string; metadata: { name: string } }[]) {
     const file = TEMPLATE_FILES[object.kind];
     if (file === undefined) throw new Error(`no template file for kind ${object.kind}`);
-    const text = withHelm(stringify(object, { lineWidth: 0 }));
+    const condition = RENDERED_IF[`${object.kind}/${object.metadata.name}`];
+    const yamlText = withHelm(stringify(object, { lineWidth: 0 }));
+    const text =
+      condition === undefined ? yamlText : `{{- if ${condition} }}\n${yamlText}{{- end }}\n`;
     byFile.set(file, [...(byFile.get(file) ?? []), text]);
   }
   const files = new Map<string, string>([
@@ -246,4 +320,26 @@ imageServerUrl: ""
 
 # Namespaces whose objects the controllers reconcile; empty for all.
 namespaces: []
+
+imageServer:
+  # A Secret of yours in the release namespace with the HMAC key of short image URLs (at
+  # least 32 bytes) under \`${IMAGE_KEY_FILE}\`. Empty: the chart makes <release>${IMAGE_KEY_SUFFIX} with a
+  # random key at install, which upgrades keep.
+  existingKeySecret: ""
+
+# The Ironic the ironic agent of PreprovisioningImages reports to; mode metal3 needs url and
+# agentImage (mode auto passes them when set and, on picking metal3, says what is missing).
+ironic:
+  url: ""
+  # Empty: url.
+  inspectorUrl: ""
+  agentImage: ""
+
+# Reconciles at once per controller.
+workers: 4
+
+# Writes toward the API server: per second, and at once before qps applies.
+kubeApi:
+  qps: 100
+  burst: 200
 `;

@@ -9,8 +9,14 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { renderControllerChart } from '../../../src/bmac/chart/controller-chart.js';
+import {
+  IMAGE_KEY_DIR,
+  IMAGE_KEY_FILE,
+  IRONIC_REQUIRED,
+  renderControllerChart,
+} from '../../../src/bmac/chart/controller-chart.js';
 import { clusterRoleRules } from '../../../src/bmac/permissions.js';
+import { parseControllerArgs } from '../../../src/plugins/cli/controller-command.js';
 import { chartRules } from '../../support/chart-rules.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..', '..');
@@ -32,6 +38,7 @@ interface Container {
   imagePullPolicy: string;
   args: string[];
   ports: { name: string; containerPort: number }[];
+  volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[];
 }
 
 interface DeploymentSpec {
@@ -39,7 +46,11 @@ interface DeploymentSpec {
   selector: { matchLabels: Record<string, string> };
   template: {
     metadata: { labels: Record<string, string> };
-    spec: { serviceAccountName: string; containers: Container[] };
+    spec: {
+      serviceAccountName: string;
+      containers: Container[];
+      volumes: { name: string; secret?: { secretName: string } }[];
+    };
   };
 }
 
@@ -50,8 +61,12 @@ function run(args: string[]) {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+function helmTemplateRun(extra: string[]) {
+  return run(['template', 'edge', chartDir, '--namespace', 'siteforge', ...extra]);
+}
+
 function helmTemplate(...extra: string[]): Obj[] {
-  const result = run(['template', 'edge', chartDir, '--namespace', 'siteforge', ...extra]);
+  const result = helmTemplateRun(extra);
   expect(result.status, result.stderr).toBe(0);
   return parseAllDocuments(result.stdout)
     .map((d) => d.toJS() as Obj | null)
@@ -73,7 +88,15 @@ const FIXED_ARGS = [
   '--image-server-bind-address=:8082',
   '--leader-elect=true',
   '--leader-election-id=edge',
+  `--image-server-key-file=${IMAGE_KEY_DIR}/${IMAGE_KEY_FILE}`,
 ];
+
+/** The flags of values with defaults, as values.yaml sets them. */
+const DEFAULT_TUNING_ARGS = ['--workers=4', '--kube-api-qps=100', '--kube-api-burst=200'];
+
+/** The controller's container in the rendered objects. */
+const containerOf = (objects: Obj[]): Container =>
+  (one(objects, 'Deployment')['spec'] as DeploymentSpec).template.spec.containers[0]!;
 
 beforeAll(() => {
   const ensured = spawnSync(
@@ -137,7 +160,12 @@ describe('Helm chart siteforge-controller', () => {
     const container = spec.template.spec.containers[0]!;
     expect(container.image).toBe('quay.io/siteforge/siteforge:latest');
     expect(container.imagePullPolicy).toBe('IfNotPresent');
-    expect(container.args).toEqual(['controller', '--mode=auto', ...FIXED_ARGS]);
+    expect(container.args).toEqual([
+      'controller',
+      '--mode=auto',
+      ...FIXED_ARGS,
+      ...DEFAULT_TUNING_ARGS,
+    ]);
   });
 
   it('passes replicas, image, mode, the image server URL and the namespaces from values', () => {
@@ -161,6 +189,7 @@ describe('Helm chart siteforge-controller', () => {
       'controller',
       '--mode=redfish',
       ...FIXED_ARGS,
+      ...DEFAULT_TUNING_ARGS,
       '--image-server-url=https://images.hub.example.com',
       '--namespace=site-1',
       '--namespace=site-2',
@@ -196,10 +225,165 @@ describe('Helm chart siteforge-controller', () => {
     >;
     expect(Object.keys(values).sort()).toEqual([
       'image',
+      'imageServer',
       'imageServerUrl',
+      'ironic',
+      'kubeApi',
       'mode',
       'namespaces',
       'replicas',
+      'workers',
     ]);
   });
+
+  it('documents every value in the README table', () => {
+    const values = parse(readFileSync(join(chartDir, 'values.yaml'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const readme = readFileSync(join(chartDir, 'README.md'), 'utf8');
+    const documented = [...readme.matchAll(/^\| `([^`]+)`/gm)].map((m) => m[1]);
+    expect(documented.sort()).toEqual(leafPaths(values).sort());
+  });
+
+  it('passes the workers and the API request limits from values', () => {
+    const container = containerOf(
+      helmTemplate('--set', 'workers=8,kubeApi.qps=50,kubeApi.burst=75'),
+    );
+    expect(container.args).toEqual([
+      'controller',
+      '--mode=auto',
+      ...FIXED_ARGS,
+      '--workers=8',
+      '--kube-api-qps=50',
+      '--kube-api-burst=75',
+    ]);
+  });
+
+  it('makes a Secret with a random image key, mounts it read-only and passes its file', () => {
+    const objects = helmTemplate();
+    const secret = one(objects, 'Secret', 'edge-image-key');
+    expect(secret.metadata.namespace).toBe('siteforge');
+    const key = Buffer.from((secret['data'] as Record<string, string>)[IMAGE_KEY_FILE]!, 'base64');
+    // The controller refuses keys under 32 bytes.
+    expect(key.length).toBeGreaterThanOrEqual(32);
+    expect(key.toString()).toMatch(/^[A-Za-z0-9]+$/);
+
+    const spec = (one(objects, 'Deployment')['spec'] as DeploymentSpec).template.spec;
+    const volume = spec.volumes.find((v) => v.secret?.secretName === 'edge-image-key');
+    expect(volume, 'a volume of Secret edge-image-key').toBeDefined();
+    expect(spec.containers[0]!.volumeMounts).toContainEqual({
+      name: volume!.name,
+      mountPath: IMAGE_KEY_DIR,
+      readOnly: true,
+    });
+    expect(spec.containers[0]!.args).toContain(
+      `--image-server-key-file=${IMAGE_KEY_DIR}/${IMAGE_KEY_FILE}`,
+    );
+  });
+
+  it('mounts the Secret of imageServer.existingKeySecret instead of making one', () => {
+    const objects = helmTemplate('--set', 'imageServer.existingKeySecret=hub-image-key');
+    expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
+    const spec = (one(objects, 'Deployment')['spec'] as DeploymentSpec).template.spec;
+    const volume = spec.volumes.find((v) => v.secret !== undefined);
+    expect(volume?.secret?.secretName).toBe('hub-image-key');
+    expect(spec.containers[0]!.volumeMounts).toContainEqual({
+      name: volume!.name,
+      mountPath: IMAGE_KEY_DIR,
+      readOnly: true,
+    });
+  });
+
+  it('refuses to render mode metal3 without ironic.url or ironic.agentImage, saying which', () => {
+    const noUrl = helmTemplateRun(['--set', 'mode=metal3,ironic.agentImage=quay.io/m/ia:1']);
+    expect(noUrl.status).not.toBe(0);
+    expect(noUrl.stderr).toContain(IRONIC_REQUIRED.url);
+    const noImage = helmTemplateRun(['--set', 'mode=metal3,ironic.url=https://ironic.hub:6385']);
+    expect(noImage.status).not.toBe(0);
+    expect(noImage.stderr).toContain(IRONIC_REQUIRED.agentImage);
+  });
+
+  it('passes Ironic in mode metal3, and in mode auto only the values set', () => {
+    const metal3 = containerOf(
+      helmTemplate(
+        '--set',
+        'mode=metal3,ironic.url=https://ironic.hub:6385,ironic.agentImage=quay.io/m/ia:1',
+        '--set',
+        'ironic.inspectorUrl=https://ironic.hub:5050',
+      ),
+    );
+    expect(metal3.args).toEqual([
+      'controller',
+      '--mode=metal3',
+      ...FIXED_ARGS,
+      ...DEFAULT_TUNING_ARGS,
+      '--ironic-url=https://ironic.hub:6385',
+      '--ironic-inspector-url=https://ironic.hub:5050',
+      '--ironic-agent-image=quay.io/m/ia:1',
+    ]);
+    const auto = containerOf(helmTemplate('--set', 'ironic.url=https://ironic.hub:6385'));
+    expect(auto.args).toEqual([
+      'controller',
+      '--mode=auto',
+      ...FIXED_ARGS,
+      ...DEFAULT_TUNING_ARGS,
+      '--ironic-url=https://ironic.hub:6385',
+    ]);
+  });
+
+  it('passes only flags that `siteforge controller` parses, with the values given', () => {
+    const defaults = containerOf(helmTemplate()).args;
+    expect(defaults[0]).toBe('controller');
+    expect(parseControllerArgs(defaults.slice(1))).toEqual({
+      mode: 'auto',
+      namespaces: [],
+      metricsBindAddress: { host: '', port: 8080 },
+      healthProbeBindAddress: { host: '', port: 8081 },
+      leaderElect: true,
+      leaderElectionId: 'edge',
+      imageServerBindAddress: { host: '', port: 8082 },
+      imageServerKeyFile: `${IMAGE_KEY_DIR}/${IMAGE_KEY_FILE}`,
+      workers: 4,
+      kubeApiQps: 100,
+      kubeApiBurst: 200,
+      logLevel: 'info',
+    });
+
+    const everything = containerOf(
+      helmTemplate(
+        '--set',
+        'mode=metal3,imageServerUrl=https://images.hub.example.com,workers=2',
+        '--set',
+        'kubeApi.qps=20,kubeApi.burst=40,imageServer.existingKeySecret=hub-image-key',
+        '--set',
+        'ironic.url=https://ironic.hub:6385,ironic.inspectorUrl=https://ironic.hub:5050',
+        '--set',
+        'ironic.agentImage=quay.io/metal3-io/ironic-agent:v1',
+        '--set-json',
+        'namespaces=["site-1","site-2"]',
+      ),
+    ).args;
+    expect(parseControllerArgs(everything.slice(1))).toMatchObject({
+      mode: 'metal3',
+      namespaces: ['site-1', 'site-2'],
+      imageServerUrl: 'https://images.hub.example.com',
+      imageServerKeyFile: `${IMAGE_KEY_DIR}/${IMAGE_KEY_FILE}`,
+      workers: 2,
+      kubeApiQps: 20,
+      kubeApiBurst: 40,
+      ironicUrl: 'https://ironic.hub:6385',
+      ironicInspectorUrl: 'https://ironic.hub:5050',
+      ironicAgentImage: 'quay.io/metal3-io/ironic-agent:v1',
+    });
+  });
 });
+
+/** The dotted paths of the leaves of a values tree (lists and empty strings are leaves). */
+function leafPaths(values: Record<string, unknown>, prefix = ''): string[] {
+  return Object.entries(values).flatMap(([key, value]) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? leafPaths(value as Record<string, unknown>, `${prefix}${key}.`)
+      : [`${prefix}${key}`],
+  );
+}
