@@ -247,3 +247,23 @@ export async function eventsOf(
 function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(JSON.stringify(value));
 }
+
+/**
+ * Deletes what a test left in `namespace` and lets go of the finalizers the controller (now
+ * stopped) would have released, so the namespace can go.
+ */
+export async function releaseNamespace(
+  client: RuntimeKubeClient,
+  namespace: string,
+): Promise<void> {
+  for (const gvk of [BMH, PPI, AGENT]) {
+    const { items } = await client.list(gvk, { namespace });
+    for (const item of items) {
+      await client.delete({ ...gvk, namespace, name: item.metadata.name });
+      const finalizers = item.metadata['finalizers'];
+      if (!Array.isArray(finalizers) || finalizers.length === 0) continue;
+      const live = await client.get({ ...gvk, namespace, name: item.metadata.name });
+      if (live) await client.update({ ...live, metadata: { ...live.metadata, finalizers: [] } });
+    }
+  }
+}
