@@ -192,7 +192,10 @@ export function generate(crdDir = join(root, 'crds')) {
         '// Do not edit: change crds/ and run `npm run imports`.\n',
     ];
     for (const { kind, crd } of crds) {
-      const versions = [...crd.spec.versions].sort((a, b) => Number(b.storage) - Number(a.storage));
+      // The stored version first: its types get the plain names.
+      const versions = [...crd.spec.versions].sort(
+        (a, b) => Number(b.storage === true) - Number(a.storage === true),
+      );
       const stored = versions[0];
       for (const version of versions) {
         const name = version === stored ? kind : `${kind}${versionSuffix(version.name)}`;

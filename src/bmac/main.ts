@@ -15,8 +15,6 @@ import {
   ClientNodeRuntimeKubeClient,
 } from '../kube/index.js';
 import type { KubeClient } from '../kube/index.js';
-import { systemClock } from '../shared/clock.js';
-import type { Clock } from '../shared/clock.js';
 import { UsageError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import type { Logger } from '../shared/logger.js';
@@ -33,8 +31,10 @@ import { Manager } from './runtime/manager.js';
 import { RuntimeMetrics } from './runtime/metrics.js';
 import { ProbeServer } from './runtime/probe-server.js';
 import type { ModeFlag } from './mode.js';
-import { alwaysLeader, LeaderElector } from './runtime/leader-election.js';
 import type { LeaderGate } from './runtime/contract.js';
+import { LeaderElector } from './runtime/leader-election.js';
+import { systemRuntimeClock } from './runtime/runtime-clock.js';
+import type { RuntimeClock } from './runtime/runtime-clock.js';
 
 /** A listening address; `host` '' is every interface (Go's `:8080`). */
 export interface BindAddress {
@@ -103,8 +103,8 @@ export interface ControllerHost {
   readonly stop?: AbortSignal;
   /** @default process.env */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** @default systemClock */
-  readonly clock?: Clock;
+  /** @default systemRuntimeClock */
+  readonly clock?: RuntimeClock;
   /** @default 15 s lease, 10 s renew deadline, 2 s retry period */
   readonly leaseTiming?: LeaseTiming;
 }
@@ -129,8 +129,7 @@ export async function runController(
   host: ControllerHost = {},
 ): Promise<number> {
   const env = host.env ?? process.env;
-  const timers = host.clock ? undefined : clearableClock();
-  const clock = host.clock ?? timers ?? systemClock;
+  const clock = host.clock ?? systemRuntimeClock;
   const log = createLogger({
     level: options.logLevel,
     base: { component: 'siteforge-controller' },
@@ -166,8 +165,9 @@ export async function runController(
   } else {
     log.info('leader election is off: this replica acts alone');
   }
-  const gate: LeaderGate = elector ?? alwaysLeader;
-  gate.onChange((leader) => {
+  // The Manager's `leader`: undefined runs the controllers at once, as with one replica.
+  const gate: LeaderGate | undefined = elector;
+  gate?.onChange((leader) => {
     log.info({ leader }, leader ? 'controllers may act' : 'controllers stand by');
   });
 
@@ -181,6 +181,7 @@ export async function runController(
   const manager = new Manager({
     client,
     log,
+    clock,
     metrics,
     leader: gate,
     namespaces: options.namespaces,
@@ -208,6 +209,8 @@ export async function runController(
 
   elector?.start();
   manager.start();
+  // The runtime's timers do not hold the process up; this does, until the stop.
+  const alive = setInterval(() => undefined, 1 << 30);
 
   const signal = await stopped(host.stop, log);
   log.info(signal === undefined ? 'stopping' : `received ${signal}: stopping`);
@@ -220,9 +223,7 @@ export async function runController(
     ...probes.map((p) => p.close()),
     ...(imageServer ? [imageServer.stop()] : []),
   ]);
-  // The elector leaves its last wait unfinished when stopped; its timer would hold the process
-  // up to a renew deadline after it is done.
-  timers?.clear();
+  clearInterval(alive);
   log.info('stopped');
   return 0;
 }
@@ -320,26 +321,6 @@ async function startProbes(
 
 function isStoppable(controller: Controller): controller is Controller & { stop(): Promise<void> } {
   return typeof (controller as { stop?: unknown }).stop === 'function';
-}
-
-/** The system clock, able to drop the timers of sleeps that no one waits for any more. */
-function clearableClock(): Clock & { clear(): void } {
-  const timers = new Set<NodeJS.Timeout>();
-  return {
-    now: () => systemClock.now(),
-    sleep: (ms) =>
-      new Promise((resolve) => {
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          resolve();
-        }, ms);
-        timers.add(timer);
-      }),
-    clear: () => {
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-    },
-  };
 }
 
 /** `--leader-election-namespace`, else the pod's own namespace. */

@@ -104,10 +104,8 @@ export async function detectMode(kube: KubeClient): Promise<ModeDecision> {
         };
     }
   } catch (err) {
-    if (
-      err instanceof KubeApiError &&
-      (err.code === KubeApiErrorCode.Forbidden || err.code === KubeApiErrorCode.Unauthorized)
-    )
+    // 401 (bad credentials) is not this: it passes through as it is.
+    if (err instanceof KubeApiError && err.code === KubeApiErrorCode.Forbidden)
       throw new ModeDetectionError(
         `--mode auto cannot tell whether the Bare Metal Operator runs: the hub refused to let ` +
           `SiteForge read Deployments (${err.message}); grant get and list on deployments.apps ` +

@@ -79,7 +79,6 @@ export const Permissions = {
     rule(BmacGvk.AgentClusterInstall, [Verb.Get]),
     // BMC credentials and admin kubeconfigs read live; the fencing credentials Secret written.
     rule(Gvk.Secret, [Verb.Get, Verb.Create, Verb.Update]),
-    rule(Gvk.ConfigMap, [Verb.Get, Verb.Update]),
   ],
   /** The PreprovisioningImage controller (assisted.md §2). */
   preprovisioningImage: [
@@ -87,6 +86,9 @@ export const Permissions = {
     rule(Gvk.PreprovisioningImage, [Verb.Update], 'status'),
     // The enable-ironic-agent annotation.
     rule(Gvk.InfraEnv, [...CACHED, Verb.Update]),
+    // The internal ignition override, applied server-side (src/bmac/infraenv-backend.ts) until
+    // the assisted core keeps InfraEnv records.
+    rule(Gvk.InfraEnv, [Verb.Patch]),
     // The reboot annotation.
     rule(Gvk.BareMetalHost, [...CACHED, Verb.Update]),
   ],

@@ -5,6 +5,7 @@
  * client-node's `Watch`, which has no time limit of its own; a watchdog here ends a watch the
  * server should have ended, so a half-open connection cannot leave an informer silent forever.
  */
+import { Agent as HttpsAgent } from 'node:https';
 import {
   ApiException,
   createConfiguration,
@@ -72,6 +73,7 @@ export class ClientNodeRuntimeKubeClient implements RuntimeKubeClient {
     this.watchGraceMs = options.watchGraceMs ?? 30_000;
     this.observe = options.onRequest ?? (() => undefined);
     const timeoutMs = options.requestTimeoutMs ?? 30_000;
+    let shared: HttpsAgent | undefined;
     const configuration = createConfiguration({
       baseServer: new ServerConfiguration(cluster.server, {}),
       authMethods: { default: kubeConfig },
@@ -79,6 +81,14 @@ export class ClientNodeRuntimeKubeClient implements RuntimeKubeClient {
         {
           pre: (context: RequestContext): Promise<RequestContext> => {
             context.setSignal(AbortSignal.timeout(timeoutMs));
+            // client-node makes a new agent, so a new TLS connection, for every request; a
+            // controller's steady traffic reuses one keep-alive agent made with the same TLS
+            // options (credentials in headers, such as refreshed tokens, are still per request).
+            const fresh = context.getAgent();
+            if (fresh?.constructor === HttpsAgent) {
+              shared ??= new HttpsAgent({ ...fresh.options, keepAlive: true });
+              context.setAgent(shared);
+            }
             return Promise.resolve(context);
           },
           post: (response: ResponseContext): Promise<ResponseContext> => Promise.resolve(response),
@@ -87,6 +97,14 @@ export class ClientNodeRuntimeKubeClient implements RuntimeKubeClient {
     });
     this.api = new RawObjectApi(configuration, this.observe);
     this.watcher = new Watch(kubeConfig);
+  }
+
+  async namespaced(gvk: GroupVersionKind): Promise<boolean> {
+    try {
+      return await this.api.namespaced(gvk);
+    } catch (err) {
+      throw toKubeError(err, this.server);
+    }
   }
 
   async list(gvk: GroupVersionKind, options: ScopeOptions = {}): Promise<ListResult> {
@@ -291,6 +309,12 @@ class RawObjectApi extends DiscoveringObjectApi {
     action: 'list' | 'read' | 'create' | 'replace' | 'delete',
   ): Promise<string> {
     return this.specUriPath(spec, action);
+  }
+
+  async namespaced(gvk: GroupVersionKind): Promise<boolean> {
+    // DiscoveringObjectApi throws KUBE_KIND_UNKNOWN rather than answer undefined.
+    const resource = await this.resource(gvk.apiVersion, gvk.kind);
+    return resource?.namespaced ?? true;
   }
 
   async raw(

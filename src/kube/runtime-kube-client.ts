@@ -56,6 +56,8 @@ export type RequestVerb =
  * a stale resourceVersion, KUBE_GONE on an expired one) and KubeUnreachableError, as KubeClient's.
  */
 export interface RuntimeKubeClient {
+  /** Whether objects of the kind live in namespaces (discovery; false for Namespace, Node). */
+  namespaced(gvk: GroupVersionKind): Promise<boolean>;
   /** Every object of a kind (paged underneath), with the list's resourceVersion. */
   list(gvk: GroupVersionKind, options?: ScopeOptions): Promise<ListResult>;
   /** Watches a kind from a resourceVersion, calling `onEvent` for each event in order. */

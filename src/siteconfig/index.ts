@@ -8,7 +8,8 @@ export type {
   SiteConfigSpec,
 } from './types.js';
 export { siteConfigSchema } from './schema.js';
-export { FleetIndex, normalizeSiteConfig } from './validate.js';
+export { FleetIndex } from './issue-collector.js';
+export { normalizeSiteConfig } from './normalize.js';
 export { loadSiteConfigs, validateSiteConfig } from './load.js';
 export type {
   LoadedClusterInstance,

@@ -26,13 +26,9 @@ import { checkClusterInstance, isClusterInstanceDocument } from './cluster-insta
 import type { ClusterInstanceRenderer } from './cluster-instance/validate.js';
 import type { ClusterInstance } from './cluster-instance/types.js';
 import { checkYamlLookalikes } from './yaml-lookalikes.js';
-import {
-  checkSemantics,
-  checkStructure,
-  FleetIndex,
-  IssueCollector,
-  normalize,
-} from './validate.js';
+import { YAML11_LOOKALIKE, YAML11_LOOKALIKE_IN_CLUSTER_INSTANCE } from './rules/yaml.js';
+import { normalize } from './normalize.js';
+import { checkSemantics, checkStructure, FleetIndex, IssueCollector } from './validate.js';
 import type { DocRef } from './validate.js';
 
 /** A file to read: its path as it should appear in messages, and its text. */
@@ -160,7 +156,12 @@ export function loadSiteConfigs(
         pos: document.pos,
       };
       if (isClusterInstanceDocument(document.value)) {
-        const lookalikes = checkYamlLookalikes(doc, document.lookalikes, 'error', report);
+        const lookalikes = checkYamlLookalikes(
+          doc,
+          document.lookalikes,
+          YAML11_LOOKALIKE_IN_CLUSTER_INSTANCE,
+          report,
+        );
         const clusterInstance = checkClusterInstance(
           doc,
           report,
@@ -178,7 +179,7 @@ export function loadSiteConfigs(
         continue;
       }
       const before = report.errorCount;
-      checkYamlLookalikes(doc, document.lookalikes, 'warning', report);
+      checkYamlLookalikes(doc, document.lookalikes, YAML11_LOOKALIKE, report);
       const broken = checkStructure(doc, report);
       const site = document.value as SiteConfig;
       checkSemantics(doc, site, report, fleet, broken);

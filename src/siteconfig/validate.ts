@@ -8,7 +8,6 @@ import type { DocRef, IssueSink, Path } from './issue-collector.js';
 import { FleetIndex, IssueCollector } from './issue-collector.js';
 import { checks } from './rules/index.js';
 import type { ClusterCheck, NodeCheck, SiteCheck } from './rules/index.js';
-import { scalarText } from './rules/labels.js';
 import { checkClusterName } from './rules/names.js';
 import { ClusterContext, isBroken, isPlainObject } from './rules/rule.js';
 import type { NodeContext, SiteContext } from './rules/rule.js';
@@ -17,6 +16,8 @@ import type { SiteConfig, SiteConfigCluster } from './types.js';
 export { checkStructure } from './rules/structure.js';
 export { FleetIndex, IssueCollector, isBroken };
 export type { DocPlace, DocRef, IssueSink } from './issue-collector.js';
+// constructs/fleet.ts reads it from here.
+export { normalizeSiteConfig } from './normalize.js';
 
 /** The checks of one cluster, in order; a run of consecutive node checks is one pass over the nodes. */
 type ClusterStage = ClusterCheck | readonly NodeCheck[];
@@ -128,67 +129,3 @@ export function checkSemantics(
   });
   for (const check of plan.after) check.check(context);
 }
-
-/** A deep copy of parsed YAML data without the source-location tables. */
-export function toPlain(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(toPlain);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = toPlain((value as Record<string, unknown>)[key]);
-  return out;
-}
-
-/**
- * Copies a validated SiteConfig into plain data (no location tables), with label and annotation
- * values as the strings a Go YAML reader would have read.
- */
-export function normalize(site: SiteConfig): SiteConfig {
-  const strings = (
-    map: Readonly<Record<string, unknown>> | undefined,
-  ): Record<string, string> | undefined => {
-    if (map === undefined) return undefined;
-    return Object.fromEntries(Object.entries(map).map(([k, v]) => [k, scalarText(map, k, v)]));
-  };
-  const withAnnotations = <
-    T extends {
-      crAnnotations?: { add?: Readonly<Record<string, Readonly<Record<string, unknown>>>> };
-    },
-  >(
-    plain: T,
-    source: T,
-  ): T => {
-    const add = source.crAnnotations?.add;
-    if (add === undefined) return plain;
-    return {
-      ...plain,
-      crAnnotations: {
-        add: Object.fromEntries(
-          Object.entries(add).map(([kind, map]) => [kind, strings(map) ?? {}]),
-        ),
-      },
-    };
-  };
-  const plain = toPlain(site) as SiteConfig;
-  return {
-    ...plain,
-    spec: {
-      ...withAnnotations(plain.spec, site.spec),
-      clusters: plain.spec.clusters.map((cluster, c) => {
-        const source = site.spec.clusters[c]!;
-        return {
-          ...withAnnotations(cluster, source),
-          ...(source.clusterLabels ? { clusterLabels: strings(source.clusterLabels) } : {}),
-          nodes: cluster.nodes.map((node, n) => {
-            const nodeSource = source.nodes[n]!;
-            return {
-              ...withAnnotations(node, nodeSource),
-              ...(nodeSource.nodeLabels ? { nodeLabels: strings(nodeSource.nodeLabels) } : {}),
-            };
-          }),
-        };
-      }),
-    },
-  };
-}
-
-export { normalize as normalizeSiteConfig };

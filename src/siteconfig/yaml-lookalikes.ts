@@ -7,24 +7,23 @@
  * these scalars as it goes (SourceDocument.lookalikes), so a normal file costs nothing here.
  */
 import type { LookalikeReading, YamlLookalike } from '../shared/source-yaml.js';
-import type { Severity } from '../shared/errors.js';
 import type { DocRef, IssueSink } from './issue-collector.js';
+import { reportRule } from './rules/rule.js';
+import type { Rule } from './rules/rule.js';
 
 type Path = readonly (string | number)[];
 
-/** Code of the issue. */
-export const YAML11_LOOKALIKE = 'YAML11_LOOKALIKE';
-
 /**
  * Reports every look-alike of a document at its `file:line:column`, with a hint to quote it.
- * ClusterInstance files, which Kubernetes itself reads, take `'error'`; SiteConfigs, which
- * SiteForge and siteconfig-generator read as strings, `'warning'`.
+ * `rule` says at which severity (rules/yaml.ts): an error in ClusterInstance files, which
+ * Kubernetes itself reads; a warning in SiteConfigs, which SiteForge and siteconfig-generator read
+ * as strings.
  * @returns how many issues were reported.
  */
 export function checkYamlLookalikes(
   doc: DocRef,
   lookalikes: readonly YamlLookalike[],
-  severity: Severity,
+  rule: Rule,
   report: IssueSink,
 ): number {
   if (lookalikes.length === 0) return 0;
@@ -35,10 +34,10 @@ export function checkYamlLookalikes(
     // A look-alike no longer where it was read (its entry replaced by a later key) is not reported.
     if (path === undefined || !Object.hasOwn(container, key)) continue;
     if (role === 'value' && (container as Record<string | number, unknown>)[key] !== text) continue;
-    report.add(
+    reportRule(
+      report,
       doc,
-      severity,
-      YAML11_LOOKALIKE,
+      rule,
       [...path, key],
       `${role} ${text} is a string here but Kubernetes' YAML readers (YAML 1.1) read it as ${goValue(text, reading)}`,
       `quote it: "${text}"`,

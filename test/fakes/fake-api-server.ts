@@ -11,6 +11,9 @@ import type {
   WatchStream,
 } from '../../src/kube/index.js';
 
+/** Kinds the fake serves without namespaces. */
+const CLUSTER_SCOPED = new Set(['Namespace', 'Node', 'ClusterRole', 'CustomResourceDefinition']);
+
 interface HistoryEntry {
   readonly version: number;
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -86,6 +89,10 @@ export class FakeApiServer implements RuntimeKubeClient {
   compact(): void {
     this.compacted = this.version;
     this.history.length = 0;
+  }
+
+  namespaced(gvk: GroupVersionKind): Promise<boolean> {
+    return this.request('discovery', gvk, () => !CLUSTER_SCOPED.has(gvk.kind));
   }
 
   list(gvk: GroupVersionKind, options: ScopeOptions = {}): Promise<ListResult> {

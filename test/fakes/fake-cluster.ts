@@ -82,6 +82,12 @@ export class FakeCluster implements ObjectReader, ObjectWriter, EventRecorder {
     return this;
   }
 
+  /** The stored object, for a test's assertions: no RBAC check, unlike the reader's `get`. */
+  peek(ref: ObjectRef): KubeObject | undefined {
+    const o = this.objects.get(keyOf(ref));
+    return o && clone(o);
+  }
+
   get(ref: ObjectRef): KubeObject | undefined {
     this.authorize(ref, ['list', 'watch']);
     const o = this.objects.get(keyOf(ref));
@@ -191,10 +197,7 @@ export class FakeCluster implements ObjectReader, ObjectWriter, EventRecorder {
       this.objects.delete(key);
       return Promise.resolve(next);
     }
-    const stored = {
-      ...next,
-      metadata: { ...next.metadata, resourceVersion: String(++this.version) },
-    };
+    const stored = { ...next, metadata: { ...next.metadata, resourceVersion: String(++this.version) } };
     this.objects.set(key, stored);
     return Promise.resolve(clone(stored));
   }

@@ -153,7 +153,13 @@ describe('siteforge controller on the hub', () => {
         /^no Bare Metal Operator Deployment in .*: SiteForge boots hosts through Redfish$/,
       );
       expect(modeLine?.['msg']).toBe(`mode redfish: ${String(modeLine?.['reason'])}`);
-      expect(child.lines.some((l) => String(l['msg']).startsWith('became leader'))).toBe(true);
+      // The child logs it once the server has answered, maybe after the test saw the Lease.
+      await waitUntil(
+        'the controller says it leads',
+        () =>
+          Promise.resolve(child.lines.some((l) => String(l['msg']).startsWith('became leader'))),
+        10_000,
+      );
     } finally {
       child.kill('SIGTERM');
     }

@@ -106,6 +106,28 @@ describe('Informer on the hub', () => {
     }
   }, 90_000);
 
+  it('watches from the version of a list and stops cleanly', async () => {
+    const client = ClientNodeRuntimeKubeClient.fromKubeconfig(hubKubeconfig());
+    const { resourceVersion } = await client.list(CM, { namespace: ns.name });
+    const seen: string[] = [];
+    const live = client.watch(
+      CM,
+      { namespace: ns.name, resourceVersion, timeoutSeconds: 60 },
+      (e) => {
+        if (e.type !== 'BOOKMARK')
+          seen.push(`${e.type} ${e.object.kind} ${e.object.metadata.name}`);
+      },
+    );
+    try {
+      await hubClient().apply(configMap('watched'), manager);
+      await waitUntil('event seen', () => Promise.resolve(seen.length > 0), 30_000);
+      expect(seen).toEqual(['ADDED ConfigMap watched']);
+    } finally {
+      live.stop();
+    }
+    await live.ended;
+  });
+
   it('writes with resourceVersion: a stale update is KUBE_CONFLICT, status goes through /status', async () => {
     const client = ClientNodeRuntimeKubeClient.fromKubeconfig(hubKubeconfig());
     const created = await client.create(configMap('rv', { v: '1' }));

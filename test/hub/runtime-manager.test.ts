@@ -95,6 +95,15 @@ describe('Manager on the hub', () => {
       30_000,
     );
 
+    // The cache holds no managedFields; the PUT without them kept the stored ones.
+    expect(
+      manager.cache.get({ ...CM, namespace: ns.name, name: 'plain' })?.metadata['managedFields'],
+    ).toBeUndefined();
+    const stored = await direct.get({ ...CM, namespace: ns.name, name: 'plain' });
+    expect(
+      (stored?.metadata['managedFields'] as { manager: string }[]).map((f) => f.manager),
+    ).toContain('siteforge-test');
+
     const text = await (await fetch(`${url}/metrics`)).text();
     expect(text).toMatch(/siteforge_api_requests_total\{verb="update",code="409"\} [1-9]/);
     expect(text).toMatch(

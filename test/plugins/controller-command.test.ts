@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseControllerArgs } from '../../src/plugins/cli/controller-command.js';
 import { runCli } from '../../src/plugins/cli/main.js';
@@ -169,5 +172,34 @@ describe('siteforge controller arguments', () => {
     ]);
     expect(status).toBe(2);
     expect(stderr).toContain('pass --leader-election-namespace NS');
+  });
+
+  it('exits 3 with one line when the hub does not answer', async () => {
+    const kubeconfig = join(mkdtempSync(join(tmpdir(), 'siteforge-controller-')), 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters: [{name: gone, cluster: {server: "https://127.0.0.1:1"}}]',
+        'users: [{name: u, user: {token: not-a-real-token}}]',
+        'contexts: [{name: gone, context: {cluster: gone, user: u}}]',
+        'current-context: gone',
+        '',
+      ].join('\n'),
+    );
+    const { status, stderr } = await cli([
+      'controller',
+      '--kubeconfig',
+      kubeconfig,
+      '--leader-election-namespace',
+      'siteforge',
+      '--log-level',
+      'fatal',
+    ]);
+    expect(status).toBe(3);
+    expect(stderr).toBe(
+      'siteforge: cannot reach the API server at https://127.0.0.1:1: ECONNREFUSED\n',
+    );
   });
 });

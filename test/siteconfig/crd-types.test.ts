@@ -33,6 +33,13 @@ describe('the types generated from crds/', () => {
     expect(hive).toContain('readonly apiVIPs?: readonly string[];');
   });
 
+  it('lets a required field with a default be left out, as the API server fills it in', () => {
+    const generated = generate();
+    const ci = generated[join('src', 'imports', 'siteconfig.open-cluster-management.io.ts')]!;
+    expect(ci).toContain("readonly preservationMode?: 'None' | 'All' | 'ClusterIdentity';");
+    expect(ci).toContain('readonly generation: string;');
+  });
+
   it('refuses a schema it cannot type instead of guessing', () => {
     scratch = mkdtempSync(join(tmpdir(), 'crd-types-'));
     cpSync(join(repoRoot, 'crds'), scratch, { recursive: true });

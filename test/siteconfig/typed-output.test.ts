@@ -174,7 +174,8 @@ const MISTAKES: readonly Mistake[] = [
   },
 ];
 
-describe('the compilers type their output with the CRD types', () => {
+// The first check loads the compilers' whole program (about 12 s on an idle machine).
+describe('the compilers type their output with the CRD types', { timeout: 120_000 }, () => {
   const checker = new Checker();
   const files = new Map<string, string>();
   beforeAll(() => {

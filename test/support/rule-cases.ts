@@ -1,15 +1,26 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { InputIssue } from '../../src/shared/errors.js';
-import { loadSiteConfigs } from '../../src/siteconfig/index.js';
-import type { SourceFile } from '../../src/siteconfig/index.js';
+import { filesFromMap, loadSiteConfigs } from '../../src/siteconfig/index.js';
+import type { LoadOptions, SiteFiles, SourceFile } from '../../src/siteconfig/index.js';
 import type { Rule } from '../../src/siteconfig/rules/index.js';
+import { repoRoot } from './sites.js';
 
-/** Input for a rule case: one SiteConfig text (as site.yaml), or several files. */
-export type RuleInput = string | readonly SourceFile[];
+/** Input files with the load options they need (the files a site refers to, its secrets). */
+export interface LoadCase {
+  readonly input: string | readonly SourceFile[];
+  readonly options: LoadOptions;
+}
+
+/** Input for a rule case: one document's text (as sites/site.yaml), several files, or either with load options. */
+export type RuleInput = string | readonly SourceFile[] | LoadCase;
 
 function issuesOf(input: RuleInput): InputIssue[] {
-  const files = typeof input === 'string' ? [{ path: 'site.yaml', text: input }] : input;
-  return loadSiteConfigs(files).issues;
+  const { input: given, options } =
+    typeof input === 'object' && 'options' in input ? input : { input, options: {} };
+  const files = typeof given === 'string' ? [{ path: 'sites/site.yaml', text: given }] : given;
+  return loadSiteConfigs(files, options).issues;
 }
 
 /**
@@ -79,4 +90,38 @@ spec:
         - cidr: 10.0.0.0/24
 ${options.cluster ?? '      apiVIPs: ["10.0.0.5"]\n      ingressVIPs: ["10.0.0.6"]\n'}      nodes:
 ${masters}${options.workers ?? ''}`;
+}
+
+/** The shipped default extra-manifest sets, as the edges hand them over. */
+export function defaultExtraManifests(): { files: SiteFiles; dir: string } {
+  return {
+    files: filesFromMap(folderFiles(join(repoRoot, 'extra-manifests'), 'extra-manifests')),
+    dir: 'extra-manifests',
+  };
+}
+
+/** Every file below `dir`, keyed `<prefix>/<relative path>`. */
+export function folderFiles(dir: string, prefix: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) Object.assign(out, folderFiles(path, `${prefix}/${name}`));
+    else out[`${prefix}/${name}`] = readFileSync(path, 'utf8');
+  }
+  return out;
+}
+
+/**
+ * A site compiled with its extra manifests: `input` (sites/site.yaml) with `files` beside it
+ * (keys relative to sites/) and the default sets.
+ */
+export function withExtraManifests(
+  input: string,
+  files: Readonly<Record<string, string>> | SiteFiles = {},
+): LoadCase {
+  const siteFiles =
+    'readText' in files
+      ? (files as SiteFiles)
+      : filesFromMap(Object.fromEntries(Object.entries(files).map(([k, v]) => [`sites/${k}`, v])));
+  return { input, options: { files: siteFiles, defaultExtraManifests: defaultExtraManifests() } };
 }

@@ -37,6 +37,12 @@ export interface InformerOptions {
   readonly namespaces?: readonly string[];
   readonly clock: RuntimeClock;
   readonly log: Logger;
+  /**
+   * Keep `metadata.managedFields` in the cache. Off by default: they are often the larger part
+   * of an object, no reconciler reads them, and a PUT without them keeps the stored ones.
+   * @default false
+   */
+  readonly keepManagedFields?: boolean;
   /** Tells every object to the listeners again this often. @default never */
   readonly resyncMs?: number;
   /** Backoff between restarts after errors. @default base 500 ms, max 30 s, jitter 0.2 */
@@ -56,7 +62,7 @@ const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 500, maxMs: 30_000, jitter: 0.
 export class Informer {
   private readonly listeners: ((event: InformerEvent) => void)[] = [];
   private readonly synced = new Set<string | undefined>();
-  private readonly scopes: readonly (string | undefined)[];
+  private scopes: readonly (string | undefined)[];
   private readonly stopping = new AbortController();
   private readonly stopWatches = new Set<() => void>();
   private cancelResync: CancelTimer | undefined;
@@ -102,7 +108,7 @@ export class Informer {
   start(): void {
     if (this.started) return;
     this.started = true;
-    for (const scope of this.scopes) void this.run(scope);
+    void this.begin();
     this.scheduleResync();
   }
 
@@ -116,6 +122,35 @@ export class Informer {
 
   private isStopped(): boolean {
     return this.stopping.signal.aborted;
+  }
+
+  /**
+   * Starts one list-and-watch loop per namespace; a cluster-scoped kind (a Namespace, say) has
+   * no namespaces, so it gets a single loop whatever namespaces were asked for.
+   */
+  private async begin(): Promise<void> {
+    const { client, gvk, clock } = this.options;
+    if (this.scopes[0] !== undefined) {
+      for (let failures = 1; !this.isStopped(); failures++) {
+        try {
+          if (!(await client.namespaced(gvk))) this.scopes = [undefined];
+          break;
+        } catch (error) {
+          const waitMs = backoffDelay(
+            failures,
+            this.options.backoff ?? DEFAULT_BACKOFF,
+            this.options.random,
+          );
+          this.options.log.warn(
+            { kind: gvk.kind, error: errorText(error), retryInMs: waitMs },
+            'cannot discover the kind; trying again',
+          );
+          await delay(clock, waitMs, this.stopping.signal);
+        }
+      }
+    }
+    if (this.isStopped()) return;
+    for (const scope of this.scopes) void this.run(scope);
   }
 
   private async run(namespace: string | undefined): Promise<void> {
@@ -205,7 +240,7 @@ export class Informer {
     } else {
       const current = store.get(object.metadata.namespace, object.metadata.name);
       if (current?.metadata.resourceVersion !== object.metadata.resourceVersion) {
-        store.set(object);
+        store.set(this.trim(object));
         const stored = store.get(object.metadata.namespace, object.metadata.name)!;
         this.tell(
           current === undefined
@@ -225,7 +260,7 @@ export class Informer {
       listed.add(`${item.metadata.namespace ?? ''}/${item.metadata.name}`);
       const current = store.get(item.metadata.namespace, item.metadata.name);
       if (current?.metadata.resourceVersion === item.metadata.resourceVersion) continue;
-      store.set(item);
+      store.set(this.trim(item));
       const stored = store.get(item.metadata.namespace, item.metadata.name)!;
       this.tell(
         current === undefined
@@ -238,6 +273,14 @@ export class Informer {
       store.delete(object.metadata.namespace, object.metadata.name);
       this.tell({ type: 'delete', object });
     }
+  }
+
+  private trim(object: KubeObject): KubeObject {
+    if (this.options.keepManagedFields === true || !('managedFields' in object.metadata))
+      return object;
+    const metadata = { ...object.metadata };
+    delete metadata['managedFields'];
+    return { ...object, metadata };
   }
 
   private scheduleResync(): void {
@@ -278,4 +321,8 @@ class WatchClosedError extends Error {
   constructor(ranMs: number) {
     super(`the watch ended after ${String(ranMs)} ms, before its time limit`);
   }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -25,18 +25,11 @@
  */
 import type { Lease, LeaseClient, LeaseSpec } from '../../kube/index.js';
 import { KubeApiError, KubeApiErrorCode } from '../../kube/index.js';
-import type { Clock } from '../../shared/clock.js';
-import { systemClock } from '../../shared/clock.js';
 import { SiteForgeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { LeaderGate } from './contract.js';
-
-/** The gate of a replica that runs alone (`--leader-elect=false`): always open. */
-export const alwaysLeader: LeaderGate = {
-  isLeader: () => true,
-  isKnown: () => true,
-  onChange: () => () => undefined,
-};
+import { delay, systemRuntimeClock } from './runtime-clock.js';
+import type { RuntimeClock } from './runtime-clock.js';
 
 /** Options of LeaderElector. */
 export interface LeaderElectorOptions {
@@ -53,8 +46,8 @@ export interface LeaderElectorOptions {
   readonly renewDeadlineMs?: number;
   /** How often candidates poll and the leader renews. @default 2_000 */
   readonly retryPeriodMs?: number;
-  /** @default systemClock */
-  readonly clock?: Clock;
+  /** Its timers are cancelled when no longer needed. @default systemRuntimeClock */
+  readonly clock?: RuntimeClock;
   readonly log?: Logger;
 }
 
@@ -90,10 +83,11 @@ export class LeaderElector implements LeaderGate {
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
-  private readonly clock: Clock;
+  private readonly clock: RuntimeClock;
   private readonly log: Logger | undefined;
   private readonly listeners = new Set<(leader: boolean) => void>();
   private leader = false;
+  /** Whether an attempt has seen the Lease (or created it), so standby means standby. */
   private known = false;
   private observed: Observed | undefined;
   /** When the last successful acquisition or renewal began. */
@@ -109,7 +103,7 @@ export class LeaderElector implements LeaderGate {
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
     this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
     this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? systemRuntimeClock;
     this.log = options.log;
     if (this.identity === '') throw new LeaderElectionConfigError('the identity is empty');
     if (!Number.isInteger(this.leaseDurationMs / 1000) || this.leaseDurationMs < 1000)
@@ -130,7 +124,6 @@ export class LeaderElector implements LeaderGate {
     return this.leader;
   }
 
-  /** True once the first attempt to take the Lease has finished (won or not). */
   isKnown(): boolean {
     return this.known;
   }
@@ -170,7 +163,6 @@ export class LeaderElector implements LeaderGate {
         const started = this.clock.now();
         const won = await this.unlessAborted(this.tryAcquireOrRenew(started), signal);
         if (won === undefined) return;
-        this.known = true;
         if (won) {
           this.renewedAt = started;
           break;
@@ -200,13 +192,17 @@ export class LeaderElector implements LeaderGate {
     for (;;) {
       const started = this.clock.now();
       if (started >= deadline) return false;
+      let cancel = (): void => undefined;
+      const missed = new Promise<'deadline'>((resolve) => {
+        cancel = this.clock.setTimer(deadline - started, () => {
+          resolve('deadline');
+        });
+      });
       const outcome = await this.unlessAborted(
-        Promise.race([
-          this.tryAcquireOrRenew(started),
-          this.clock.sleep(deadline - started).then(() => 'deadline' as const),
-        ]),
+        Promise.race([this.tryAcquireOrRenew(started), missed]),
         signal,
       );
+      cancel();
       if (outcome === undefined) return undefined;
       if (outcome === 'deadline') return false;
       if (outcome) {
@@ -284,6 +280,7 @@ export class LeaderElector implements LeaderGate {
     const before = this.observed;
     const changed = before === undefined || !sameSpec(before.lease.spec, lease.spec);
     this.observed = { lease, at: changed ? this.clock.now() : before.at };
+    this.known = true;
   }
 
   /** Gives the Lease up as client-go's ReleaseOnCancel: no holder, expiring in one second. */
@@ -341,10 +338,10 @@ export class LeaderElector implements LeaderGate {
     }
   }
 
-  /** Sleeps `ms`; false when stopped first. */
+  /** Waits `ms`; false when stopped first (the timer is cancelled then). */
   private async wait(ms: number, signal: AbortSignal): Promise<boolean> {
-    const slept = this.clock.sleep(ms).then(() => true);
-    return (await this.unlessAborted(slept, signal)) === true;
+    await delay(this.clock, ms, signal);
+    return !signal.aborted;
   }
 
   /** The promise's value, or undefined as soon as `signal` aborts. */

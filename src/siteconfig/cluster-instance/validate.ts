@@ -6,7 +6,6 @@
  */
 import type { ValidateFunction } from 'ajv';
 import { quote } from '../../shared/errors.js';
-import type { Severity } from '../../shared/errors.js';
 import { labelKeyProblem, labelValueProblem } from '../rules/predicates.js';
 import type { SiteConfig, SiteConfigCluster } from '../types.js';
 import type {
@@ -16,11 +15,22 @@ import type {
   IssueCollector,
   IssueSink,
 } from '../issue-collector.js';
-import { checkAnnotationMaps, scalarText } from '../rules/labels.js';
-import { checkBaseDomain, checkClusterName } from '../rules/names.js';
+import {
+  CLUSTER_TYPE_MISMATCH,
+  CLUSTER_TYPE_UNSUPPORTED,
+  CLUSTERINSTANCE_FIELD_IGNORED,
+  NAMESPACE_MISMATCH,
+  SSH_KEYS_JOINED,
+} from '../rules/cluster-instance.js';
+import { checkAnnotationMaps, LABEL_INVALID, scalarText } from '../rules/labels.js';
+import { checkBaseDomain, checkClusterName, HOSTNAME_INVALID } from '../rules/names.js';
+import { reportRule } from '../rules/rule.js';
+import { TOPOLOGY_INVALID } from '../rules/topology.js';
+import type { Rule } from '../rules/rule.js';
 import { checkObjectName } from '../rules/references.js';
 import { checkStructure } from '../rules/structure.js';
-import { checkCluster, hasSoundShape, isBroken, toPlain } from '../validate.js';
+import { toPlain } from '../normalize.js';
+import { checkCluster, hasSoundShape, isBroken } from '../validate.js';
 import { validate as validateSchema } from './schema-validator.generated.js';
 import { NodeTemplateKinds, TemplateKinds } from './compile.js';
 import { hasLineBreak, renderedInDoubleQuotes } from './template-quoting.js';
@@ -156,8 +166,8 @@ class ClusterInstanceChecker {
     return this.broken.length === 0 || !isBroken(this.broken, `/${path.join('/')}`);
   }
 
-  private issue(severity: Severity, code: string, path: Path, message: string, hint: string): void {
-    this.report.add(this.doc, severity, code, path, message, hint);
+  private issue(rule: Rule, path: Path, message: string, hint: string): void {
+    reportRule(this.report, this.doc, rule, path, message, hint);
   }
 
   run(): void {
@@ -182,7 +192,7 @@ class ClusterInstanceChecker {
     const sink: IssueSink = {
       add: (doc, severity, code, path, message, hint, at, related?: DocPlace) => {
         // The node-count rules of a SiteConfig have no arbiter; checkClusterType covers it.
-        if (arbiter && code === 'TOPOLOGY_INVALID') return;
+        if (arbiter && code === TOPOLOGY_INVALID.code) return;
         this.report.add(
           doc,
           severity,
@@ -222,8 +232,7 @@ class ClusterInstanceChecker {
     const namespace = this.ci.metadata.namespace;
     if (namespace === undefined || namespace === this.spec.clusterName) return;
     this.issue(
-      'error',
-      'NAMESPACE_MISMATCH',
+      NAMESPACE_MISMATCH,
       ['metadata', 'namespace'],
       `metadata.namespace ${quote(namespace)} is not the clusterName ${quote(this.spec.clusterName)}`,
       'the templates create the cluster objects, the pull secret and BMC secrets are read in the namespace named after the cluster; set metadata.namespace to the clusterName',
@@ -239,8 +248,7 @@ class ClusterInstanceChecker {
     const path = ['spec', 'clusterType'];
     if (clusterType === ClusterType.HostedControlPlane) {
       this.issue(
-        'error',
-        'CLUSTER_TYPE_UNSUPPORTED',
+        CLUSTER_TYPE_UNSUPPORTED,
         path,
         'HostedControlPlane clusters are not installed with the assisted installer',
         'SiteForge renders the assisted-installer templates: use SNO, HighlyAvailable or HighlyAvailableArbiter',
@@ -251,8 +259,7 @@ class ClusterInstanceChecker {
     if (!nodes.every((_, index) => this.sound('spec', 'nodes', index, 'role'))) return;
     if (clusterType === ClusterType.SNO && masters !== 1) {
       this.issue(
-        'error',
-        'CLUSTER_TYPE_MISMATCH',
+        CLUSTER_TYPE_MISMATCH,
         path,
         `clusterType SNO needs exactly 1 control-plane node, not ${String(masters)}`,
         'set clusterType: HighlyAvailable, or give exactly one node role master',
@@ -260,8 +267,7 @@ class ClusterInstanceChecker {
     }
     if (clusterType === ClusterType.HighlyAvailable && masters === 1) {
       this.issue(
-        'error',
-        'CLUSTER_TYPE_MISMATCH',
+        CLUSTER_TYPE_MISMATCH,
         path,
         'clusterType HighlyAvailable has a single control-plane node',
         'set clusterType: SNO (workers may be added to it later)',
@@ -269,8 +275,7 @@ class ClusterInstanceChecker {
     }
     if (clusterType === ClusterType.HighlyAvailableArbiter && (arbiters < 1 || masters < 2)) {
       this.issue(
-        'error',
-        'CLUSTER_TYPE_MISMATCH',
+        CLUSTER_TYPE_MISMATCH,
         path,
         `clusterType HighlyAvailableArbiter needs 2 or more control-plane nodes and an arbiter, not ${String(masters)} and ${String(arbiters)}`,
         'give two nodes role master and one role arbiter',
@@ -280,8 +285,7 @@ class ClusterInstanceChecker {
       nodes.forEach((node, index) => {
         if (node.role !== 'arbiter') return;
         this.issue(
-          'error',
-          'CLUSTER_TYPE_MISMATCH',
+          CLUSTER_TYPE_MISMATCH,
           ['spec', 'nodes', index, 'role'],
           'an arbiter node needs clusterType HighlyAvailableArbiter',
           'set clusterType: HighlyAvailableArbiter, or make the node a master or worker',
@@ -334,8 +338,7 @@ class ClusterInstanceChecker {
       if (!nodeSound('hostName')) return;
       if (node.hostName.length > 63 && node.hostName.length <= 253)
         this.issue(
-          'error',
-          'HOSTNAME_INVALID',
+          HOSTNAME_INVALID,
           [...at, 'hostName'],
           `hostName has ${String(node.hostName.length)} characters: the templates write it as a label value, which holds at most 63`,
           'use a host name of at most 63 characters (the InfraEnv of the host is selected by it)',
@@ -373,10 +376,10 @@ class ClusterInstanceChecker {
         const path = [...at, 'extraLabels', kind, key];
         const keyProblem = labelKeyProblem(key);
         if (keyProblem)
-          this.report.add(
+          reportRule(
+            this.report,
             this.doc,
-            'error',
-            'LABEL_INVALID',
+            LABEL_INVALID,
             path,
             `label key ${quote(key)} is invalid: ${keyProblem}`,
             `Kubernetes would reject the ${kind}; rename the label`,
@@ -386,8 +389,7 @@ class ClusterInstanceChecker {
         const valueProblem = labelValueProblem(text);
         if (valueProblem)
           this.issue(
-            'error',
-            'LABEL_INVALID',
+            LABEL_INVALID,
             path,
             `label value ${quote(text)} of ${quote(key)} is invalid: ${valueProblem}`,
             `Kubernetes would reject the ${kind}; shorten or simplify the value`,
@@ -429,8 +431,7 @@ class ClusterInstanceChecker {
       text.split(/\r\n|\r|\n/).filter((line) => line.trim() !== '').length;
     if (keys(renderedInDoubleQuotes(key)) >= keys(key)) return;
     this.issue(
-      'warning',
-      'SSH_KEYS_JOINED',
+      SSH_KEYS_JOINED,
       ['spec', 'sshPublicKey'],
       `sshPublicKey has ${String(keys(key))} lines, which the SiteConfig operator's templates join into one line: only the first key would be authorized`,
       'put an empty line between the keys (the templates turn it into one line break), or keep a single key',
@@ -445,15 +446,7 @@ class ClusterInstanceChecker {
    */
   private checkFieldsCarriedOut(): void {
     const ignored = (path: Path, message: string, hint: string): void => {
-      this.report.add(
-        this.doc,
-        'warning',
-        'CLUSTERINSTANCE_FIELD_IGNORED',
-        path,
-        message,
-        hint,
-        'key',
-      );
+      reportRule(this.report, this.doc, CLUSTERINSTANCE_FIELD_IGNORED, path, message, hint, 'key');
     };
     const { spec } = this;
     if (spec.reinstall !== undefined)

@@ -11,8 +11,12 @@ import { ExternalSecretGVK, ExternalSecretV1beta1GVK } from '../../imports/exter
 import { ClusterDeploymentGVK } from '../../imports/hive.openshift.io.js';
 import { BareMetalHostGVK, HostFirmwareSettingsGVK } from '../../imports/metal3.io.js';
 import { ClusterInstanceGVK } from '../../imports/siteconfig.open-cluster-management.io.js';
+import type { EmittedObject, EmittedObjectOf } from '../emitted-objects.js';
 
-/** The group/versions/kind the compiler can emit, by kind (ExternalSecret has two versions). */
+/**
+ * The group/versions/kind the compiler can emit, by kind (ExternalSecret has two versions):
+ * every kind of EmittedObject, and no other.
+ */
 export const EmittedKinds: Readonly<Record<string, readonly GroupVersionKind[]>> = {
   Namespace: [{ apiVersion: 'v1', kind: 'Namespace' }],
   ConfigMap: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
@@ -27,4 +31,12 @@ export const EmittedKinds: Readonly<Record<string, readonly GroupVersionKind[]>>
   KlusterletAddonConfig: [KlusterletAddonConfigGVK],
   ClusterInstance: [ClusterInstanceGVK],
   ExternalSecret: [ExternalSecretGVK, ExternalSecretV1beta1GVK],
+} satisfies EmittedGVKs;
+
+/** For each kind of EmittedObject, the group/versions its objects may have. */
+type EmittedGVKs = {
+  readonly [Kind in EmittedObject['kind']]: readonly Pick<
+    EmittedObjectOf<Kind>,
+    'apiVersion' | 'kind'
+  >[];
 };

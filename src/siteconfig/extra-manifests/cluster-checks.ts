@@ -8,6 +8,15 @@
 import { quote } from '../../shared/errors.js';
 import { cleanMountPoint, partitionLabel } from './template-data.js';
 import type { SiteConfigCluster } from '../types.js';
+import {
+  CPUSET_INVALID,
+  DISK_ENCRYPTION_FIELD_IGNORED,
+  DISK_ENCRYPTION_INVALID,
+  DISK_PARTITION_CONFLICT,
+  DISK_PARTITION_INVALID,
+  SNO_ONLY_DISK_PARTITION,
+} from '../rules/disks.js';
+import type { Rule } from '../rules/rule.js';
 
 /** A problem at a path relative to the cluster object. */
 export interface FieldProblem {
@@ -39,16 +48,8 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
     cluster.nodes.every((node) => node.cpuset === undefined && node.diskPartition === undefined)
   )
     return problems;
-  const error = (path: (string | number)[], code: string, message: string, hint: string): void => {
-    problems.push({ path, severity: 'error', code, message, hint });
-  };
-  const warning = (
-    path: (string | number)[],
-    code: string,
-    message: string,
-    hint: string,
-  ): void => {
-    problems.push({ path, severity: 'warning', code, message, hint });
+  const report = (path: (string | number)[], rule: Rule, message: string, hint: string): void => {
+    problems.push({ path, severity: rule.severity, code: rule.code, message, hint });
   };
   const sno = masterCount(cluster) === 1;
   const partitionsByRole = new Map<string, { node: number; json: string }>();
@@ -57,9 +58,9 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
     const at = ['nodes', n];
     if (node.cpuset !== undefined) {
       if (!CPUSET_RE.test(node.cpuset))
-        error(
+        report(
           [...at, 'cpuset'],
-          'CPUSET_INVALID',
+          CPUSET_INVALID,
           `cpuset ${quote(node.cpuset)} is not a CPU list`,
           'write CPU ids and ranges, e.g. 0-1,52-53',
         );
@@ -68,9 +69,9 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
     const disks = node.diskPartition ?? [];
     if (disks.length === 0) return;
     if (!sno) {
-      error(
+      report(
         [...at, 'diskPartition'],
-        'SNO_ONLY_FIELD',
+        SNO_ONLY_DISK_PARTITION,
         'diskPartition is only supported on single-node clusters',
         'remove diskPartition, or partition through ignitionConfigOverride on multi-node clusters',
       );
@@ -80,16 +81,16 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
     disks.forEach((disk, d) => {
       const diskAt = [...at, 'diskPartition', d];
       if (!disk.device.startsWith('/'))
-        error(
+        report(
           [...diskAt, 'device'],
-          'DISK_PARTITION_INVALID',
+          DISK_PARTITION_INVALID,
           `device ${quote(disk.device)} is not a device path`,
           'name the disk by a stable path, e.g. /dev/disk/by-path/pci-0000:00:17.0-ata-1',
         );
       if (disk.partitions.length === 0)
-        error(
+        report(
           [...diskAt, 'partitions'],
-          'DISK_PARTITION_INVALID',
+          DISK_PARTITION_INVALID,
           `disk ${disk.device} has no partitions`,
           'list at least one partition, or remove the disk',
         );
@@ -97,32 +98,32 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
       disk.partitions.forEach((part, p) => {
         const partAt = [...diskAt, 'partitions', p];
         if (!Number.isInteger(part.start) || part.start < MIN_PARTITION_START_MIB)
-          error(
+          report(
             [...partAt, 'start'],
-            'DISK_PARTITION_INVALID',
+            DISK_PARTITION_INVALID,
             `partition start ${String(part.start)} MiB is below ${String(MIN_PARTITION_START_MIB)} MiB, inside the space the root filesystem needs`,
             `start data partitions at ${String(MIN_PARTITION_START_MIB)} MiB or later`,
           );
         if (!Number.isInteger(part.size) || part.size <= 0)
-          error(
+          report(
             [...partAt, 'size'],
-            'DISK_PARTITION_INVALID',
+            DISK_PARTITION_INVALID,
             `partition size ${String(part.size)} MiB must be a positive whole number`,
             'give the size in MiB, e.g. 100000',
           );
         const mount = part.mount_point;
         const clean = cleanMountPoint(mount);
         if (mount === '' || !clean.startsWith('/') || clean === '/')
-          error(
+          report(
             [...partAt, 'mount_point'],
-            'DISK_PARTITION_INVALID',
+            DISK_PARTITION_INVALID,
             `mount_point ${quote(mount)} is not an absolute path below /`,
             'write it as /var/imageregistry',
           );
         else if (!MOUNT_POINT_RE.test(clean))
-          error(
+          report(
             [...partAt, 'mount_point'],
-            'DISK_PARTITION_INVALID',
+            DISK_PARTITION_INVALID,
             `mount_point ${quote(mount)} has characters outside letters, digits, ".", "_", "-" and "/"`,
             'rename the mount point; it becomes a partition label and a systemd unit name',
           );
@@ -130,9 +131,9 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
           const label = partitionLabel(mount);
           const other = labels.get(label);
           if (other !== undefined)
-            error(
+            report(
               [...partAt, 'mount_point'],
-              'DISK_PARTITION_INVALID',
+              DISK_PARTITION_INVALID,
               `mount_point ${quote(mount)} gives the partition label ${quote(label)}, like ${quote(other)}`,
               'use distinct mount points; "/" and "-" both become "-" in labels',
             );
@@ -140,9 +141,9 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
         }
         const format = part.file_system_format ?? 'xfs';
         if (!FILESYSTEMS.has(format))
-          error(
+          report(
             [...partAt, 'file_system_format'],
-            'DISK_PARTITION_INVALID',
+            DISK_PARTITION_INVALID,
             `file_system_format ${quote(format)} is not supported`,
             `use one of ${[...FILESYSTEMS].join(', ')}`,
           );
@@ -153,9 +154,9 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
       for (let k = 1; k < ranges.length; k++) {
         const [before, after] = [ranges[k - 1]!, ranges[k]!];
         if (after.start < before.end)
-          error(
+          report(
             [...diskAt, 'partitions', after.p, 'start'],
-            'DISK_PARTITION_INVALID',
+            DISK_PARTITION_INVALID,
             `partition ${String(after.p)} starts at ${String(after.start)} MiB, inside partition ${String(before.p)} (${String(before.start)}–${String(before.end)} MiB)`,
             'make the partitions of a disk follow each other',
           );
@@ -167,9 +168,9 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
     const first = partitionsByRole.get(role);
     if (!first) partitionsByRole.set(role, { node: n, json });
     else if (first.json !== json)
-      error(
+      report(
         [...at, 'diskPartition'],
-        'DISK_PARTITION_CONFLICT',
+        DISK_PARTITION_CONFLICT,
         `nodes ${String(first.node)} and ${String(n)} (role ${role}) ask for different disk layouts, but one MachineConfig per role carries the layout`,
         'give every node of a role the same diskPartition',
       );
@@ -182,32 +183,32 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
     if (type === 'nbde') {
       const tang = encryption.tang ?? [];
       if (tang.length === 0)
-        error(
+        report(
           [...at, 'tang'],
-          'DISK_ENCRYPTION_INVALID',
+          DISK_ENCRYPTION_INVALID,
           'diskEncryption type nbde needs at least one Tang server',
           'list the servers under diskEncryption.tang with url and thumbprint',
         );
       tang.forEach((server, t) => {
         if (!isHttpUrl(server.url))
-          error(
+          report(
             [...at, 'tang', t, 'url'],
-            'DISK_ENCRYPTION_INVALID',
+            DISK_ENCRYPTION_INVALID,
             `Tang url ${quote(server.url)} is not an http(s) URL`,
             'write it as http://tang.example.com:7500',
           );
         if (!THUMBPRINT_RE.test(server.thumbprint))
-          error(
+          report(
             [...at, 'tang', t, 'thumbprint'],
-            'DISK_ENCRYPTION_INVALID',
+            DISK_ENCRYPTION_INVALID,
             `Tang thumbprint ${quote(server.thumbprint)} is not a key thumbprint`,
             'print it on the Tang server with `tang-show-keys`',
           );
       });
     } else if ((encryption.tang ?? []).length > 0) {
-      warning(
+      report(
         [...at, 'tang'],
-        'DISK_ENCRYPTION_FIELD_IGNORED',
+        DISK_ENCRYPTION_FIELD_IGNORED,
         `diskEncryption.tang is ignored: the type is ${type}`,
         'set type: nbde to bind the root disk to Tang, or remove the servers',
       );
@@ -216,16 +217,16 @@ export function checkExtraManifestFields(cluster: SiteConfigCluster): FieldProbl
     if (type === 'tpm2' && pcrList !== undefined) {
       const ids = PCR_LIST_RE.test(pcrList) ? pcrList.split(',').map(Number) : undefined;
       if (!ids || ids.some((id) => id > 23))
-        error(
+        report(
           [...at, 'tpm2', 'pcrList'],
-          'DISK_ENCRYPTION_INVALID',
+          DISK_ENCRYPTION_INVALID,
           `pcrList ${quote(pcrList)} is not a list of PCR numbers 0–23`,
           'write it as 1,7',
         );
     } else if (type !== 'tpm2' && encryption.tpm2 !== undefined) {
-      warning(
+      report(
         [...at, 'tpm2'],
-        'DISK_ENCRYPTION_FIELD_IGNORED',
+        DISK_ENCRYPTION_FIELD_IGNORED,
         `diskEncryption.tpm2 is ignored: the type is ${type}`,
         'set type: tpm2, or remove the tpm2 settings',
       );

@@ -31,8 +31,35 @@ export const PULL_SECRET_INVALID = defineRule({
   reportedBy: RESOURCES,
 });
 
+export const SECRET_DIRECTORY_NOT_FOUND = defineRule({
+  code: 'SECRET_DIRECTORY_NOT_FOUND',
+  severity: 'error',
+  upstream: 'no such field upstream',
+  why: "SiteForge's own `fromDirectory`: without the directory there is no Secret to emit",
+  reportedBy: RESOURCES,
+});
+
+export const SECRET_DIRECTORY_INVALID = defineRule({
+  code: 'SECRET_DIRECTORY_INVALID',
+  severity: 'error',
+  upstream: 'no such field upstream',
+  why: "SiteForge's own `fromDirectory`: a name that leaves the secrets directory is refused",
+  reportedBy: RESOURCES,
+});
+
+export const SECRET_KEY_MISSING = defineRule({
+  code: 'SECRET_KEY_MISSING',
+  severity: 'error',
+  upstream: 'no such field upstream',
+  why: "SiteForge's own `fromDirectory`: the Secret would lack a key the BareMetalHost or the pull needs",
+  reportedBy: RESOURCES,
+});
+
 /** The rules of this topic, for the registry. */
 export const credentialRules: readonly Rule[] = [
+  SECRET_DIRECTORY_NOT_FOUND,
+  SECRET_DIRECTORY_INVALID,
+  SECRET_KEY_MISSING,
   CREDENTIAL_EMPTY,
   CREDENTIAL_NOT_UTF8,
   PULL_SECRET_INVALID,

@@ -47,12 +47,21 @@ export const CPUSET_INVALID = defineRule({
   reportedBy: 'extra-manifests/cluster-checks.ts',
 });
 
+export const DISK_ENCRYPTION_FIELD_IGNORED = defineRule({
+  code: 'DISK_ENCRYPTION_FIELD_IGNORED',
+  severity: 'warning',
+  upstream: 'takes it',
+  why: 'the field does not apply to the encryption type chosen (Tang servers with type tpm2): it has no effect',
+  reportedBy: 'extra-manifests/cluster-checks.ts',
+});
+
 /** The rules of this topic, for the registry. */
 export const diskRules: readonly Rule[] = [
   SNO_ONLY_DISK_PARTITION,
   DISK_PARTITION_INVALID,
   DISK_PARTITION_CONFLICT,
   DISK_ENCRYPTION_INVALID,
+  DISK_ENCRYPTION_FIELD_IGNORED,
   CPUSET_INVALID,
 ];
 

@@ -66,10 +66,82 @@ export const TEMPLATE_EXECUTION_FAILED = defineRule({
 
 export const MACHINE_CONFIG_MERGE_CONFLICT = defineRule({
   code: 'MACHINE_CONFIG_MERGE_CONFLICT',
-  severity: 'error',
-  upstream: 'refuses',
-  why: 'as upstream',
+  severity: 'warning',
+  upstream: 'merges the predefined MachineConfigs with MCO `MergeMachineConfigs`',
+  why: 'SiteForge merges the same way (the later file wins) and says which field two files set differently',
   reportedBy: 'extra-manifests/machine-config-merge.ts',
+});
+
+export const MACHINE_CONFIG_NOT_MERGED = defineRule({
+  code: 'MACHINE_CONFIG_NOT_MERGED',
+  severity: 'warning',
+  upstream: 'merges every predefined MachineConfig of a role',
+  why: 'a MachineConfig the merge cannot carry (another Ignition version, `osImageURL`, no role label) is kept as it is, and applies all the same',
+  reportedBy: 'extra-manifests/machine-config-merge.ts',
+});
+
+export const EXTRA_MANIFEST_INVALID = defineRule({
+  code: 'EXTRA_MANIFEST_INVALID',
+  severity: 'error',
+  upstream: 'refuses a file that is no YAML',
+  why: 'as upstream',
+  reportedBy: BUILD,
+});
+
+export const TEMPLATE_OUTPUT_INVALID = defineRule({
+  code: 'TEMPLATE_OUTPUT_INVALID',
+  severity: 'error',
+  upstream: 'refuses rendered output that is no YAML',
+  why: 'as upstream',
+  reportedBy: BUILD,
+});
+
+export const EXTRA_MANIFEST_TOO_LARGE = defineRule({
+  code: 'EXTRA_MANIFEST_TOO_LARGE',
+  severity: 'error',
+  upstream: 'takes it',
+  why: 'no ConfigMap holds more than 1 MiB: the hub refuses it',
+  reportedBy: 'load.ts',
+});
+
+export const EXTRA_MANIFEST_DIR_EMPTY = defineRule({
+  code: 'EXTRA_MANIFEST_DIR_EMPTY',
+  severity: 'warning',
+  upstream: 'takes it',
+  why: 'nothing is missing from the objects; the path may be a mistake',
+  reportedBy: BUILD,
+});
+
+export const EXTRA_MANIFEST_EMPTY = defineRule({
+  code: 'EXTRA_MANIFEST_EMPTY',
+  severity: 'warning',
+  upstream: 'takes it',
+  why: 'an empty file adds nothing (and removes the predefined manifest of its name)',
+  reportedBy: BUILD,
+});
+
+export const EXTRA_MANIFEST_FIELD_UNUSED = defineRule({
+  code: 'EXTRA_MANIFEST_FIELD_UNUSED',
+  severity: 'warning',
+  upstream: 'takes it',
+  why: 'no extra manifest of the cluster is rendered from the field, so it has no effect',
+  reportedBy: BUILD,
+});
+
+export const EXTRA_MANIFEST_SET_IGNORED = defineRule({
+  code: 'EXTRA_MANIFEST_SET_IGNORED',
+  severity: 'warning',
+  upstream: 'no such field upstream',
+  why: "SiteForge's own field `defaultSet`: `searchPaths` replace the default set, so it has no effect",
+  reportedBy: BUILD,
+});
+
+export const WORKLOAD_PARTITIONING_UNAVAILABLE = defineRule({
+  code: 'WORKLOAD_PARTITIONING_UNAVAILABLE',
+  severity: 'warning',
+  upstream: 'renders `cpuset` from the workload folder of its bundled set',
+  why: 'without a workload folder `cpuset` has no effect; the install goes on',
+  reportedBy: BUILD,
 });
 
 export const EXTRA_MANIFEST_CLASH = defineRule({
@@ -109,6 +181,15 @@ export const extraManifestRules: readonly Rule[] = [
   EXTRA_MANIFEST_CLASH,
   EXTRA_MANIFEST_SET_UNKNOWN,
   WORKLOAD_PARTITIONING_INVALID,
+  MACHINE_CONFIG_NOT_MERGED,
+  EXTRA_MANIFEST_INVALID,
+  TEMPLATE_OUTPUT_INVALID,
+  EXTRA_MANIFEST_TOO_LARGE,
+  EXTRA_MANIFEST_DIR_EMPTY,
+  EXTRA_MANIFEST_EMPTY,
+  EXTRA_MANIFEST_FIELD_UNUSED,
+  EXTRA_MANIFEST_SET_IGNORED,
+  WORKLOAD_PARTITIONING_UNAVAILABLE,
 ];
 
 /** The filter's list for the mode it does not use. */

@@ -15,6 +15,7 @@ import {
   proxyCheck,
   v2OnlyFieldsCheck,
 } from './cluster.js';
+import { clusterInstanceRules } from './cluster-instance.js';
 import { credentialRules } from './credentials.js';
 import { diskPartitionCheck, diskRules, rootDeviceHintsCheck } from './disks.js';
 import { extraManifestPathCheck, extraManifestRules, filterCheck } from './extra-manifests.js';
@@ -31,11 +32,14 @@ import {
 } from './references.js';
 import type { Check, Rule } from './rule.js';
 import { structureRules } from './structure.js';
+import { templateRules } from './templates.js';
 import { cpusetCheck, removeCheck, topologyAndVipsCheck, topologyRules } from './topology.js';
+import { yamlRules } from './yaml.js';
 
 /** Every rule, topic by topic: the rows of docs/compatibility.md's rule table, in order. */
 export const rules: readonly Rule[] = [
   ...structureRules,
+  ...yamlRules,
   ...nameRules,
   ...referenceRules,
   ...labelRules,
@@ -47,7 +51,9 @@ export const rules: readonly Rule[] = [
   ...nmstateRules,
   ...diskRules,
   ...extraManifestRules,
+  ...templateRules,
   ...credentialRules,
+  ...clusterInstanceRules,
 ];
 
 /**

@@ -68,12 +68,18 @@ describe('Informer', () => {
     informer.stop();
   });
 
-  it('hands out frozen objects, and refuses to read a kind nobody declared', async () => {
+  it('hands out frozen objects without managedFields, and refuses to read a kind nobody declared', async () => {
     const { server, cache, informer } = setup();
-    server.seed(configMap('a', 'web-1'));
+    const withFields = configMap('a', 'web-1');
+    server.seed({
+      ...withFields,
+      metadata: { ...withFields.metadata, managedFields: [{ manager: 'kubectl', fieldsV1: {} }] },
+    });
     informer.start();
     await settle();
     const read = cache.get({ ...CM, namespace: 'a', name: 'web-1' })!;
+    expect(read.metadata['managedFields']).toBeUndefined();
+    expect(read.metadata.labels).toEqual({ app: 'web' });
     expect(() => {
       (read.metadata.labels as Record<string, string>)['app'] = 'x';
     }).toThrow(TypeError);
@@ -179,6 +185,31 @@ describe('Informer', () => {
         .map((o) => o.metadata.name)
         .sort(),
     ).toEqual(['web-1', 'web-3', 'web-5']);
+    informer.stop();
+  });
+
+  it('watches a cluster-scoped kind once, whatever namespaces it was given, and notices deletions', async () => {
+    const NS = { apiVersion: 'v1', kind: 'Namespace' };
+    const server = new FakeApiServer();
+    const cache = new ObjectCache();
+    const informer = new Informer({
+      client: server,
+      gvk: NS,
+      store: cache.storeFor(NS),
+      namespaces: ['a', 'b'],
+      clock: new ManualClock(),
+      log: createLogger({ level: 'silent' }),
+    });
+    server.seed({ ...NS, metadata: { name: 'a' } }, { ...NS, metadata: { name: 'b' } });
+    informer.start();
+    await settle();
+    expect(informer.hasSynced()).toBe(true);
+    expect(server.requests).toEqual(['discovery Namespace', 'list Namespace', 'watch Namespace']);
+    server.compact();
+    server.remove({ ...NS, metadata: { name: 'a' } });
+    server.breakWatches(new KubeApiError(410, 'Expired', 'too old resource version'));
+    await settle();
+    expect(cache.list(NS).map((o) => o.metadata.name)).toEqual(['b']);
     informer.stop();
   });
 

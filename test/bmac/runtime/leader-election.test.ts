@@ -67,8 +67,10 @@ describe('LeaderElector', () => {
     const { clock, candidate, lease } = setup();
     const a = candidate('a');
     const start = clock.now();
+    expect(a.elector.isKnown()).toBe(false);
     a.elector.start();
     await clock.advance(0);
+    expect(a.elector.isKnown()).toBe(true);
     expect(a.elector.isLeader()).toBe(true);
     expect(a.changes).toEqual([[start, true]]);
     expect(lease()?.spec).toEqual({
@@ -88,7 +90,9 @@ describe('LeaderElector', () => {
     await clock.advance(0);
     b.elector.start();
     const acquired = lease()?.spec.acquireTime;
+    expect(b.elector.isKnown()).toBe(false);
     await run(60_000, a, b);
+    expect(b.elector.isKnown()).toBe(true);
     expect(a.elector.isLeader()).toBe(true);
     expect(b.changes).toEqual([]);
     expect(lease()?.spec).toMatchObject({
@@ -214,6 +218,19 @@ describe('LeaderElector', () => {
     await run(RETRY, a, b);
     expect(a.elector.isLeader()).toBe(true);
     expect(a.changes.map(([, leader]) => leader)).toEqual([true, false, true]);
+  });
+
+  it('stops at once while a renewal hangs, without waiting for it', async () => {
+    const { clock, candidate } = setup();
+    const a = candidate('a');
+    a.elector.start();
+    await clock.advance(0);
+    a.client.partition = 'hang';
+    await clock.advance(RETRY + 500); // a renewal is in flight and never answers
+    expect(a.elector.isLeader()).toBe(true);
+    await a.elector.stop({ release: false }); // resolves with no time passing
+    expect(a.elector.isLeader()).toBe(false);
+    expect(a.changes.map(([, leader]) => leader)).toEqual([true, false]);
   });
 
   it('refuses durations that could let two leaders act at once', () => {

@@ -233,8 +233,9 @@ function spokeBmh(bmh: BareMetalHost, agent: Agent, machineName: string): KubeOb
     metadata: { name: bmh.metadata.name, namespace: OPENSHIFT_MACHINE_API_NAMESPACE, annotations },
     spec: {
       ...bmh.spec,
-      // Without BMC credentials the spoke's BMO leaves the host unmanaged.
-      bmc: {},
+      // Without BMC credentials the spoke's BMO leaves the host unmanaged. The CRD requires
+      // both fields, so they are there, empty (as Go's encoder writes an empty BMCDetails).
+      bmc: { address: '', credentialsName: '' },
       consumerRef: {
         apiVersion: BmacGvk.Machine.apiVersion,
         kind: BmacGvk.Machine.kind,

@@ -44,9 +44,7 @@ export function detachedValue(bmh: BareMetalHost, converged: boolean): string {
 }
 
 function ensureDetached(pass: Pass): void {
-  const { bmh, agent, ctx } = pass;
-  // Ironic must be able to reboot a host whose Agent waits to be booted back into discovery.
-  if (isUnbindingPendingUserAction(agent)) return;
+  const { bmh, ctx } = pass;
   const value = detachedValue(bmh, pass.converged);
   const annotations = annotationsOf(bmh.metadata);
   if (annotations[BmhAnnotation.Detached] === value) return;
@@ -90,7 +88,10 @@ export function handleDetachAndPause(pass: Pass): StepResult {
   const detach = converged
     ? state === 'provisioned'
     : NON_CONVERGED_DETACH_STAGES.includes(agent?.status?.progress?.currentStage ?? '');
-  if (detach) {
+  // Ironic must be able to reboot a host whose Agent waits to be booted back into discovery:
+  // neither detached nor (unlike upstream, which still pauses it) paused, or BMO, paused with a
+  // stale `detached` operational status, would never act on it again.
+  if (detach && !isUnbindingPendingUserAction(agent)) {
     ensureDetached(pass);
     if (pass.pauseProvisionedBmhs) ensurePaused(pass);
   }

@@ -23,3 +23,10 @@ export type {
   RedfishClientFactory,
   RedfishClientRequest,
 } from './ports.js';
+export {
+  BOOT_PROGRESS_ANNOTATION,
+  imageKey,
+  recordedStep,
+  resumeAt,
+  writeStep,
+} from './boot-checkpoint.js';

@@ -22,16 +22,17 @@
  * detached hosts). A paused host (`baremetalhost.metal3.io/paused`) is not touched at all.
  *
  * Crash safety: every BMC operation is preceded by a status write that says what it is for,
- * and is written so that running it again finds the BMC's state and only does what is
- * missing. A provision that finds its own image inserted and the host on counts as done, so
- * no host is booted twice for one image; one that finds it inserted and the host off resumes
- * at the boot override and power-on.
+ * each boot step is recorded on the BMH before it is taken (boot-checkpoint.ts), and running
+ * an operation again finds the BMC's state and only does what is missing. A provision that
+ * finds its own image inserted and the host on after the power-on step counts as done, so no
+ * host is booted twice for one image; one that finds it inserted short of that resumes at the
+ * boot override and power-on.
  */
 import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '../../../kube/index.js';
 import { BmhAnnotation, Finalizer, Gvk, Label } from '../../api.js';
-import { bootFromIso, BootStep, parseRedfishAddress } from '../../redfish/index.js';
-import type { BootMode, RedfishClient } from '../../redfish/index.js';
+import { bootFromIso, parseRedfishAddress } from '../../redfish/index.js';
+import type { BootMode, BootProgress, RedfishClient } from '../../redfish/index.js';
 import { EventType, requestKey, requestOf } from '../../runtime/contract.js';
 import type {
   Controller,
@@ -41,6 +42,7 @@ import type {
   Request,
 } from '../../runtime/contract.js';
 import { BmcOperations } from './bmc-operations.js';
+import { recordedStep, resumeAt, writeStep } from './boot-checkpoint.js';
 import type { FinishedOperation } from './bmc-operations.js';
 import {
   ERROR_EVENT_REASON,
@@ -361,7 +363,7 @@ export function createRedfishHostController(
             this.status = {
               ...this.status,
               lastAttemptedImage: image,
-              provisioning: { ...this.status.provisioning, bootMode: this.bootMode() },
+              provisioning: { ...this.status.provisioning, bootMode: this.specBootMode() },
             };
             this.event(EventType.Normal, 'ProvisioningStarted', 'Image provisioning started');
             this.startProvision(image, credentials);
@@ -494,6 +496,12 @@ export function createRedfishHostController(
 
     private startProvision(image: BmhImage, credentials: Credentials): void {
       const bootMode = this.bootMode();
+      const recorded = recordedStep(this.bmh, image.url);
+      const writer = this.ctx.writer;
+      const { name, namespace } = this.bmh.metadata;
+      const ref = { ...Gvk.BareMetalHost, name, ...(namespace === undefined ? {} : { namespace }) };
+      const checkpoint = (progress: BootProgress): Promise<void> =>
+        writeStep(writer, ref, image.url, progress.step);
       this.startOperation('provision', credentials, async (client) => {
         const target = await client.discover();
         const ours = target.slots.find(
@@ -504,15 +512,18 @@ export function createRedfishHostController(
         );
         if (ours?.image !== undefined) {
           // An earlier run got this far: finish without a second power cycle.
-          if (isOn(target.system.powerState)) return { booted: false, poweredOn: true };
+          const on = isOn(target.system.powerState);
+          const step = resumeAt(recorded, on);
+          if (step === 'done') return { booted: false, poweredOn: on };
           await bootFromIso(client, ours.image, {
             bootMode,
-            progress: { imageUrl: ours.image, step: BootStep.BootOverride },
+            progress: { imageUrl: ours.image, step },
+            checkpoint,
           });
           return { booted: true, poweredOn: true };
         }
         const shortUrl = await options.images.shortUrlFor(image.url);
-        await bootFromIso(client, shortUrl, { bootMode });
+        await bootFromIso(client, shortUrl, { bootMode, checkpoint });
         return { booted: true, poweredOn: true };
       });
     }
@@ -782,8 +793,15 @@ export function createRedfishHostController(
       return nonEmpty(bmc['address']) || nonEmpty(bmc['credentialsName']);
     }
 
+    /** `spec.bootMode` as the status records it (BMO's spelling, UEFI by default). */
+    private specBootMode(): string {
+      const mode = this.spec()['bootMode'];
+      return mode === 'legacy' || mode === 'UEFISecureBoot' ? mode : 'UEFI';
+    }
+
+    /** The firmware boot mode to set: secure boot is a UEFI boot. */
     private bootMode(): BootMode {
-      return this.spec()['bootMode'] === 'legacy' ? 'Legacy' : 'UEFI';
+      return this.specBootMode() === 'legacy' ? 'Legacy' : 'UEFI';
     }
 
     private spec(): Record<string, unknown> {

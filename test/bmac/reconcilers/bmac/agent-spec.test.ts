@@ -257,6 +257,48 @@ describe('BMAC copies the host annotations to the Agent spec', () => {
     ]);
   });
 
+  it('refreshes the fencing Secret when the BMC password changes, with verification Disabled as the host says', async () => {
+    const w = world(
+      { rbac: false },
+      bmh('host-0', {
+        finalizers: [Finalizer.Bmac],
+        annotations: { [`${A}/create-fencing-credentials-secret`]: 'true' },
+        spec: {
+          image: { url: ISO_URL, format: 'live-iso' },
+          online: true,
+          bmc: {
+            address: 'idrac-virtualmedia://10.0.0.2/redfish/v1/Systems/System.Embedded.1',
+            credentialsName: 'bmc',
+            disableCertificateVerification: true,
+          },
+        },
+      }),
+      infraEnv(),
+      agent(),
+      secret('bmc', { username: 'root', password: 'old' }),
+    );
+    await w.stable();
+    const bmc = (await w.cluster.getLive({ ...Gvk.Secret, namespace: NS, name: 'bmc' }))!;
+    await w.cluster.update({
+      ...bmc,
+      data: { ...(bmc['data'] as object), password: Buffer.from('new').toString('base64') },
+    });
+    // The BMAC does not watch Secrets: the next event on the host or its Agent brings it in.
+    await w.stable();
+    const fencing = (await w.cluster.getLive({
+      ...Gvk.Secret,
+      namespace: NS,
+      name: 'agent-0-fencing-credentials',
+    }))!;
+    const data = fencing['data'] as Record<string, string>;
+    expect(Buffer.from(data['password']!, 'base64').toString()).toBe('new');
+    expect(Buffer.from(data['certificateVerification']!, 'base64').toString()).toBe('Disabled');
+    expect(w.cluster.writes.filter((x) => x.includes('fencing'))).toEqual([
+      `create Secret ${NS}/agent-0-fencing-credentials`,
+      `update Secret ${NS}/agent-0-fencing-credentials`,
+    ]);
+  });
+
   it('fails the pass with a clear error when the BMC credentials Secret is missing', async () => {
     const w = paired({ [`${A}/create-fencing-credentials-secret`]: 'true' });
     const error = await w.stable().catch((err: unknown) => err);

@@ -219,7 +219,7 @@ describe("BMAC day 2: the spoke's BareMetalHost and Machine", () => {
     expect(spokeHost['spec']).toMatchObject({
       bootMACAddress: '52:54:00:aa:bb:01',
       rootDeviceHints: { deviceName: '/dev/sda' },
-      bmc: {},
+      bmc: { address: '', credentialsName: '' },
       consumerRef: {
         apiVersion: 'machine.openshift.io/v1beta1',
         kind: 'Machine',

@@ -283,6 +283,18 @@ describe('BMAC boots an unbound host back into discovery (UnbindingPendingUserAc
     expect(h.metadata.annotations).toEqual({ keep: 'me' });
   });
 
+  it('non-converged: neither detaches nor pauses the host again while the unbind is pending', async () => {
+    const w = world(
+      {},
+      host({}, { provisioning: { state: 'provisioned' }, operationalStatus: 'detached' }),
+      infraEnv(),
+      agent('agent-0', { status: { ...unbinding, progress: { currentStage: 'Done' } } }),
+    );
+    await w.stable();
+    expect(w.host().metadata.annotations?.[DETACHED]).toBeUndefined();
+    expect(w.host().metadata.annotations?.[PAUSED]).toBeUndefined();
+  });
+
   it('converged: waits while the host deprovisions', async () => {
     const w = world(
       { converged: true },

@@ -158,11 +158,17 @@ export function clusterDeployment(installed: boolean, name = 'spoke'): KubeObjec
   };
 }
 
-/** The controller and a cluster seeded with `objects`, on a fake clock. */
-export function world(options: Partial<BmacOptions> = {}, ...objects: KubeObject[]) {
+/**
+ * The controller and a cluster seeded with `objects`, on a fake clock. `rbac: false` lifts the
+ * chart's rules, for tests that also write as BMO or the agent controller would.
+ */
+export function world(
+  { rbac = true, ...options }: Partial<BmacOptions> & { rbac?: boolean } = {},
+  ...objects: KubeObject[]
+) {
   const clock = fakeClock();
-  // With exactly the permissions the chart grants.
-  const cluster = new FakeCluster(clock, { rules: chartRules() }).seed(...objects);
+  // With exactly the permissions the chart grants, unless the test plays other actors too.
+  const cluster = new FakeCluster(clock, rbac ? { rules: chartRules() } : {}).seed(...objects);
   const controller = createBmacController({ converged: false, ...options });
   const request = { namespace: NS, name: 'host-0' };
   return {

@@ -196,9 +196,12 @@ function world(...objects: KubeObject[]): FakeCluster {
 }
 
 const get = (kind: 'PreprovisioningImage' | 'BareMetalHost' | 'InfraEnv', name: string) =>
-  cluster.objects.get(
-    `${kind === 'InfraEnv' ? 'agent-install.openshift.io/v1beta1' : 'metal3.io/v1alpha1'}/${kind}/${NS}/${name}`,
-  );
+  cluster.peek({
+    apiVersion: kind === 'InfraEnv' ? 'agent-install.openshift.io/v1beta1' : 'metal3.io/v1alpha1',
+    kind,
+    namespace: NS,
+    name,
+  });
 const image = () => get('PreprovisioningImage', HOST)!;
 const statusOf = () => image()['status'] as Record<string, unknown> | undefined;
 

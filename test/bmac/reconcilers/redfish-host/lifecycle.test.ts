@@ -99,6 +99,68 @@ describe('a provisioned host handed over', () => {
   }
 });
 
+describe('annotations BMO honours', () => {
+  let h: Harness;
+  afterEach(async () => {
+    await h.close();
+  });
+
+  const annotate = (name: string, key: string, value: string | undefined) =>
+    h.edit(name, (bmh) => {
+      const kept = Object.entries(bmh.metadata.annotations ?? {}).filter(([k]) => k !== key);
+      const annotations = Object.fromEntries(value === undefined ? kept : [...kept, [key, value]]);
+      return { ...bmh, metadata: { ...bmh.metadata, annotations } };
+    });
+
+  it('paused: the host is not touched until the annotation goes', async () => {
+    h = new Harness();
+    const bmc = await h.addHost('host-0');
+    await annotate('host-0', 'baremetalhost.metal3.io/paused', 'assisted-service-controller');
+    await h.settle(['host-0']);
+    expect(bmc.requestCount).toBe(0);
+    expect(h.bmh('host-0')?.['status']).toBeUndefined();
+    await annotate('host-0', 'baremetalhost.metal3.io/paused', undefined);
+    await h.settle(['host-0']);
+    expect(h.status('host-0').provisioning.state).toBe('provisioned');
+  });
+
+  it('detached before any boot: detached without a BMC request; removed: managed again', async () => {
+    h = new Harness();
+    const bmc = await h.addHost('host-0', {}, { image: undefined });
+    await h.settle(['host-0']);
+    expect(h.status('host-0').provisioning.state).toBe('available');
+    const requests = bmc.requestCount;
+    await annotate('host-0', 'baremetalhost.metal3.io/detached', 'assisted-service-controller');
+    await h.settle(['host-0']);
+    expect(h.status('host-0').operationalStatus).toBe('detached');
+    expect(bmc.requestCount).toBe(requests);
+
+    await annotate('host-0', 'baremetalhost.metal3.io/detached', undefined);
+    await h.edit('host-0', (bmh) => ({
+      ...bmh,
+      spec: { ...(bmh['spec'] as object), image: { url: LONG_URL, format: 'live-iso' } },
+    }));
+    await h.settle(['host-0']);
+    expect(h.status('host-0')).toMatchObject({
+      operationalStatus: 'OK',
+      provisioning: { state: 'provisioned' },
+    });
+  });
+
+  it('detached with deleteAction delay: a deleted host is kept while it stays detached', async () => {
+    h = new Harness();
+    await provisioned(h);
+    await annotate('host-0', 'baremetalhost.metal3.io/detached', '{"deleteAction":"delay"}');
+    await h.settle(['host-0']);
+    await h.cluster.delete(bmhRef);
+    await h.settle(['host-0']);
+    expect(hasFinalizer(h.bmh('host-0'))).toBe(true);
+    await annotate('host-0', 'baremetalhost.metal3.io/detached', undefined);
+    await h.settle(['host-0']);
+    expect(h.bmh('host-0')).toBeUndefined();
+  });
+});
+
 describe('deleting a host', () => {
   let h: Harness;
   afterEach(async () => {

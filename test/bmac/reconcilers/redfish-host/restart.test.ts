@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Finalizer, Gvk } from '../../../../src/bmac/api.js';
 import { bootFromIso, UndiciRedfishClient } from '../../../../src/bmac/redfish/index.js';
-import type { RedfishClient } from '../../../../src/bmac/redfish/index.js';
+import type { BootProgress, RedfishClient } from '../../../../src/bmac/redfish/index.js';
+import {
+  BOOT_PROGRESS_ANNOTATION,
+  imageKey,
+  writeStep,
+} from '../../../../src/bmac/reconcilers/redfish-host/boot-checkpoint.js';
 import { FAST, Harness, LONG_URL, NS, hostEvents } from './harness.js';
 
 class Crash extends Error {}
@@ -68,6 +73,8 @@ function recordIntent(h: Harness, state: string, deleting = false): void {
   });
 }
 
+const bmhRef = { ...Gvk.BareMetalHost, namespace: NS, name: 'host-0' };
+
 const STEPS = ['nothing', 'power off', 'eject', 'insert', 'boot override', 'power on'];
 
 describe('a controller restarted with a recorded intent', () => {
@@ -91,7 +98,12 @@ describe('a controller restarted with a recorded intent', () => {
           credentials: bmc.credentials,
           ...FAST,
         });
-        await expect(bootFromIso(crashingAfter(client, n), shortUrl)).rejects.toThrow(Crash);
+        // The crashed controller recorded each step on the BMH before taking it.
+        const checkpoint = (progress: BootProgress) =>
+          writeStep(h.cluster, bmhRef, LONG_URL, progress.step);
+        await expect(
+          bootFromIso(crashingAfter(client, n), shortUrl, { checkpoint }),
+        ).rejects.toThrow(Crash);
         await client.close();
       }
       const before = bmc.events.length;
@@ -112,6 +124,30 @@ describe('a controller restarted with a recorded intent', () => {
       if (n >= 3) expect(h.images.issued).toHaveLength(1);
     });
   }
+
+  it('while a Dell BIOS job had the host on from its disk: still boots the image once', async () => {
+    h = new Harness();
+    const shortUrl = await h.images.shortUrlFor(LONG_URL);
+    // Inserted, then the boot mode's BIOS job powered the host on before the CD override.
+    const bmc = await h.addHost('host-0', { power: 'On', insertedImage: shortUrl });
+    recordIntent(h, 'provisioning');
+    await writeStep(h.cluster, bmhRef, LONG_URL, 'BootOverride');
+
+    await h.settle(['host-0']);
+
+    expect(h.status('host-0').provisioning.state).toBe('provisioned');
+    expect(hostEvents(bmc)).toEqual([
+      'power Off',
+      'boot-mode UEFI',
+      'boot-override Cd/Once',
+      'power On',
+      `boot ${shortUrl}`,
+    ]);
+    expect(JSON.parse(h.bmh('host-0')!.metadata.annotations![BOOT_PROGRESS_ANNOTATION]!)).toEqual({
+      image: imageKey(LONG_URL),
+      step: 'Done',
+    });
+  });
 
   it('in deprovisioning on deletion: finishes the eject and releases the finalizer', async () => {
     h = new Harness();

@@ -33,13 +33,14 @@ describe('every status the controller writes', () => {
   it('is one the BareMetalHost CRD accepts: through boot, errors, detach and deletion', async () => {
     h = new Harness();
     await h.addHost('host-0');
+    await h.addHost('host-5', {}, { bootMode: 'legacy' });
     await h.addHost('host-1', {}, { bmc: { address: '', credentialsName: '' } });
     const broken = await h.addHost('host-2');
     broken.script({ method: 'POST', path: /Reset/, times: 2, action: { status: 500 } });
     await h.addHost('host-3', {}, { bmc: { address: 'ipmi://10.0.0.9', credentialsName: 'x' } });
     const off = await h.addHost('host-4', {}, { online: false, image: undefined });
     off.script({ method: 'POST', path: /Reset/, times: 1, action: { status: 500 } });
-    const names = ['host-0', 'host-1', 'host-2', 'host-3', 'host-4'];
+    const names = ['host-0', 'host-1', 'host-2', 'host-3', 'host-4', 'host-5'];
     await h.settle(names);
     h.now += 60_000;
     await h.settle(names);
@@ -89,6 +90,10 @@ describe('every status the controller writes', () => {
       'provisioning error',
       'registration error',
     ]);
+    expect(h.status('host-5').provisioning).toMatchObject({
+      state: 'provisioned',
+      bootMode: 'legacy',
+    });
     expect(h.status('host-4')).toMatchObject({ poweredOn: false, errorCount: 0 });
     expect(h.status('host-3').errorMessage).toMatch(/^Invalid BMC address: .*ipmi.*not Redfish/);
   });
