@@ -103,7 +103,8 @@ export const Permissions = {
   ],
   /** The runtime: Events, leader election, and mode detection at start-up. */
   runtime: [
-    rule(Gvk.Event, [Verb.Create, Verb.Patch]),
+    // A repeated Event is one Event whose count grows: written with update (KubeEventRecorder).
+    rule(Gvk.Event, [Verb.Create, Verb.Update]),
     rule(Gvk.Lease, [Verb.Get, Verb.Create, Verb.Update]),
     // --mode auto looks for the Bare Metal Operator's Deployment by name, then by label.
     rule(Gvk.Deployment, [Verb.Get, Verb.List]),
