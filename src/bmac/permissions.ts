@@ -95,6 +95,8 @@ export const Permissions = {
   /** SiteForge's own Redfish host provisioner (redfish mode). */
   redfishHost: [
     rule(Gvk.BareMetalHost, [...CACHED, Verb.Update]),
+    // The boot checkpoint annotation is written on a live read, between BMC requests.
+    rule(Gvk.BareMetalHost, [Verb.Get]),
     rule(Gvk.BareMetalHost, [Verb.Update], 'status'),
     // An Agent's changes wake its host.
     rule(Gvk.Agent, CACHED),
