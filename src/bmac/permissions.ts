@@ -95,6 +95,8 @@ export const Permissions = {
   /** SiteForge's own Redfish host provisioner (redfish mode). */
   redfishHost: [
     rule(Gvk.BareMetalHost, [...CACHED, Verb.Update]),
+    // The boot checkpoint annotation is written on a live read, between BMC requests.
+    rule(Gvk.BareMetalHost, [Verb.Get]),
     rule(Gvk.BareMetalHost, [Verb.Update], 'status'),
     // An Agent's changes wake its host.
     rule(Gvk.Agent, CACHED),
@@ -103,7 +105,8 @@ export const Permissions = {
   ],
   /** The runtime: Events, leader election, and mode detection at start-up. */
   runtime: [
-    rule(Gvk.Event, [Verb.Create, Verb.Patch]),
+    // A repeated Event is one Event whose count grows: written with update (KubeEventRecorder).
+    rule(Gvk.Event, [Verb.Create, Verb.Update]),
     rule(Gvk.Lease, [Verb.Get, Verb.Create, Verb.Update]),
     // --mode auto looks for the Bare Metal Operator's Deployment by name, then by label.
     rule(Gvk.Deployment, [Verb.Get, Verb.List]),
