@@ -105,7 +105,11 @@ export interface ControllerHost {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** @default systemRuntimeClock */
   readonly clock?: RuntimeClock;
-  /** @default 15 s lease, 10 s renew deadline, 2 s retry period */
+  /**
+   * @default - from $SITEFORGE_LEASE_DURATION, $SITEFORGE_RENEW_DEADLINE and
+   *   $SITEFORGE_RETRY_PERIOD when set (hidden, for tests that fail over in seconds), else a
+   *   15 s lease, 10 s renew deadline and 2 s retry period
+   */
   readonly leaseTiming?: LeaseTiming;
 }
 
@@ -136,6 +140,8 @@ export async function runController(
     ...(host.logDestination && { destination: host.logDestination }),
   });
   const leaseNamespace = options.leaderElect ? leaderElectionNamespace(options, env) : undefined;
+  // Checked before anything connects, as flags are.
+  const leaseTiming = options.leaderElect ? (host.leaseTiming ?? leaseTimingOf(env)) : undefined;
 
   const kube = ClientNodeKubeClient.fromKubeconfig(
     options.kubeconfig === undefined ? {} : { kubeconfig: options.kubeconfig },
@@ -147,8 +153,8 @@ export async function runController(
   const ironic = mode === ControllerMode.Metal3 ? ironicSettings(options, env, kube) : undefined;
 
   let elector: LeaderElector | undefined;
-  if (leaseNamespace !== undefined) {
-    const timing = host.leaseTiming ?? DEFAULT_LEASE_TIMING;
+  if (leaseNamespace !== undefined && leaseTiming !== undefined) {
+    const timing = leaseTiming;
     elector = new LeaderElector({
       // A hung request fails in time for another attempt before the renew deadline.
       leases: ClientNodeLeaseClient.fromKubeconfig(options.kubeconfig, {
@@ -340,6 +346,54 @@ function leaderElectionNamespace(
   throw new UsageError(
     'leader election needs a namespace for its Lease outside a pod: pass --leader-election-namespace NS (or --leader-elect=false for a single replica)',
   );
+}
+
+/**
+ * The lease timing from the hidden $SITEFORGE_LEASE_DURATION, $SITEFORGE_RENEW_DEADLINE and
+ * $SITEFORGE_RETRY_PERIOD (Go durations such as `4s` or `500ms`, as kube-controller-manager's
+ * --leader-elect-* flags take them), each defaulting to controller-runtime's value. Tests set
+ * them so that a failover takes seconds; a Deployment has no reason to.
+ * @throws UsageError naming the variable that does not parse or does not fit with the others
+ */
+export function leaseTimingOf(env: Readonly<Record<string, string | undefined>>): LeaseTiming {
+  const timing: LeaseTiming = {
+    leaseDurationMs: durationOf(
+      env,
+      'SITEFORGE_LEASE_DURATION',
+      DEFAULT_LEASE_TIMING.leaseDurationMs,
+    ),
+    renewDeadlineMs: durationOf(
+      env,
+      'SITEFORGE_RENEW_DEADLINE',
+      DEFAULT_LEASE_TIMING.renewDeadlineMs,
+    ),
+    retryPeriodMs: durationOf(env, 'SITEFORGE_RETRY_PERIOD', DEFAULT_LEASE_TIMING.retryPeriodMs),
+  };
+  if (timing.leaseDurationMs % 1000 !== 0)
+    throw new UsageError(
+      'SITEFORGE_LEASE_DURATION must be whole seconds (a Lease holds leaseDurationSeconds)',
+    );
+  if (!(
+    timing.retryPeriodMs < timing.renewDeadlineMs && timing.renewDeadlineMs < timing.leaseDurationMs
+  ))
+    throw new UsageError(
+      `the lease timing must have SITEFORGE_RETRY_PERIOD < SITEFORGE_RENEW_DEADLINE < SITEFORGE_LEASE_DURATION, not ${String(timing.retryPeriodMs)} ms, ${String(timing.renewDeadlineMs)} ms and ${String(timing.leaseDurationMs)} ms`,
+    );
+  return timing;
+}
+
+/** A duration variable such as `4s` or `500ms`, in milliseconds. */
+function durationOf(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  fallback: number,
+): number {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const match = /^([0-9]{1,6})(ms|s)$/.exec(text);
+  if (!match || Number(match[1]) === 0)
+    throw new UsageError(`${name} must be a positive duration such as 4s or 500ms, not "${text}"`);
+  return Number(match[1]) * (match[2] === 's' ? 1000 : 1);
 }
 
 /** Resolves when `stop` aborts, or at the first SIGTERM or SIGINT; with the signal's name. */
