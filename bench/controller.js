@@ -21,6 +21,11 @@ const root = join(here, '..', '..');
 const build = new URL('../build/src/', import.meta.url);
 const STEADY_WINDOW_S = Number(process.env.BENCH_CONTROLLER_STEADY_S ?? 60);
 const BOOT_DEADLINE_MS = Number(process.env.BENCH_CONTROLLER_DEADLINE_S ?? 600) * 1000;
+// Extra arguments of the controller (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` go to node itself
+// when given in BENCH_CONTROLLER_NODE_ARGS), and a breakdown of API requests by verb and resource.
+const EXTRA_ARGS = (process.env.BENCH_CONTROLLER_ARGS ?? '').split(' ').filter((a) => a !== '');
+const NODE_ARGS = (process.env.BENCH_CONTROLLER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+const VERBOSE = process.env.BENCH_CONTROLLER_VERBOSE === '1';
 
 if (process.argv[2] === '--fleet') {
   // Child: N simulated BMCs, powered off, answering at once; reports boots on request.
@@ -77,6 +82,20 @@ function metricSum(text, name, keep = () => true) {
     if (keep(labels)) sum += Number(m[4]);
   }
   return sum;
+}
+
+/** The API request counters as [`verb resource code`, count], largest first. */
+function breakdown(text) {
+  const rows = [];
+  for (const line of text.split('\n')) {
+    const m = /^siteforge_api_requests_total\{([^}]*)\}\s+(\S+)/.exec(line);
+    if (m === null) continue;
+    const labels = Object.fromEntries(
+      [...m[1].matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]),
+    );
+    rows.push([`${labels.verb} ${labels.resource ?? '-'} ${labels.code}`, Number(m[2])]);
+  }
+  return rows.sort((a, b) => b[1] - a[1]);
 }
 
 /** Peak RSS (MB) and CPU seconds of a live process, from /proc. */
@@ -173,6 +192,7 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
     controller = spawn(
       process.execPath,
       [
+        ...NODE_ARGS,
         join(root, 'bin', 'siteforge.js'),
         'controller',
         '--kubeconfig',
@@ -190,6 +210,7 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
         `http://127.0.0.1:${imagePort}`,
         '--log-level',
         'warn',
+        ...EXTRA_ARGS,
       ],
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
@@ -213,7 +234,18 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
     const before = metricSum(await metrics(), 'siteforge_api_requests_total', nonWatch);
     const atBoot = await metrics();
     await sleep(STEADY_WINDOW_S * 1000);
-    const after = metricSum(await metrics(), 'siteforge_api_requests_total', nonWatch);
+    const atEnd = await metrics();
+    const after = metricSum(atEnd, 'siteforge_api_requests_total', nonWatch);
+    if (VERBOSE) {
+      console.log(`  api requests until every boot (verb resource code: count):`);
+      for (const [k, v] of breakdown(atBoot)) console.log(`    ${k}: ${v}`);
+      console.log(`  api requests in the steady window:`);
+      const base = new Map(breakdown(atBoot));
+      for (const [k, v] of breakdown(atEnd))
+        if (v !== (base.get(k) ?? 0)) console.log(`    ${k}: ${v - (base.get(k) ?? 0)}`);
+      for (const line of atBoot.split('\n'))
+        if (line.startsWith('siteforge_reconcile_total')) console.log(`  ${line}`);
+    }
     const figures = processFigures(controller.pid);
     const requests = metricSum(atBoot, 'siteforge_api_requests_total', nonWatch);
     const reconciles = metricSum(atBoot, 'siteforge_reconcile_total');
