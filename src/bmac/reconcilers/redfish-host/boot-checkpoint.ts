@@ -54,6 +54,19 @@ export function resumeAt(recorded: BootStep | undefined, on: boolean): 'done' | 
 }
 
 /**
+ * Whether recording `next` over `recorded` could change what {@link resumeAt} decides: it tells
+ * apart only nothing, the steps before the power-on, the power-on and done. A boot thus needs
+ * three writes (its first step, PowerOn, Done), not one per step.
+ */
+export function changesResume(recorded: BootStep | undefined, next: BootStep): boolean {
+  return recorded === undefined || resumeClass(recorded) !== resumeClass(next);
+}
+
+function resumeClass(step: BootStep): string {
+  return step === BootStep.Done || step === BootStep.PowerOn ? step : 'before-power-on';
+}
+
+/**
  * Records `step` for `sourceUrl` on the BMH, reading it afresh and retrying on conflicts.
  * @throws when it cannot be written: the step's side effect must then not happen
  */

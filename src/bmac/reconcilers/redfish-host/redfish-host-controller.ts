@@ -42,7 +42,7 @@ import type {
   Request,
 } from '../../runtime/contract.js';
 import { BmcOperations } from './bmc-operations.js';
-import { recordedStep, resumeAt, writeStep } from './boot-checkpoint.js';
+import { changesResume, recordedStep, resumeAt, writeStep } from './boot-checkpoint.js';
 import type { FinishedOperation } from './bmc-operations.js';
 import {
   ERROR_EVENT_REASON,
@@ -500,8 +500,13 @@ export function createRedfishHostController(
       const writer = this.ctx.writer;
       const { name, namespace } = this.bmh.metadata;
       const ref = { ...Gvk.BareMetalHost, name, ...(namespace === undefined ? {} : { namespace }) };
-      const checkpoint = (progress: BootProgress): Promise<void> =>
-        writeStep(writer, ref, image.url, progress.step);
+      // Only the writes that change how a crashed boot resumes; the others cost API requests.
+      let written = recorded;
+      const checkpoint = async (progress: BootProgress): Promise<void> => {
+        if (!changesResume(written, progress.step)) return;
+        await writeStep(writer, ref, image.url, progress.step);
+        written = progress.step;
+      };
       this.startOperation('provision', credentials, async (client) => {
         const target = await client.discover();
         const ours = target.slots.find(
