@@ -47,6 +47,10 @@ Options:
   --workers N             reconciles at once per controller (default 4)
   --kube-api-qps N        writes per second toward the API server (default 100)
   --kube-api-burst N      writes at once before --kube-api-qps applies (default 200)
+  --max-concurrent-bmc-operations N
+                          redfish mode: BMC operations (a boot, a power change) running
+                          at once over all hosts; each waits on its BMC, not on this
+                          process (default 256)
   --ironic-url URL        metal3 mode: Ironic's API, which the ironic agent of a
                           PreprovisioningImage reports to
   --ironic-inspector-url URL
@@ -62,6 +66,13 @@ HOST:PORT is e.g. :8080 (every interface), 127.0.0.1:8080 or [::1]:8080.
 Exit codes: 0 stopped by a signal, 1 the hub refused something needed to start,
 2 usage error, 3 the hub is unreachable.
 `;
+
+/**
+ * BMC operations at once. Each spends its time waiting on a BMC (a power change takes seconds),
+ * so the bound is about sockets and BMC-side load, not this process: 256 boots a few thousand
+ * hosts in minutes. BMO's PROVISIONING_LIMIT of 20 bounds Ironic's conductor work, not I/O.
+ */
+const DEFAULT_MAX_CONCURRENT_BMC_OPERATIONS = 256;
 
 const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 
@@ -82,6 +93,7 @@ const VALUED = new Set([
   '--image-server-key-file',
   '--kube-api-qps',
   '--kube-api-burst',
+  '--max-concurrent-bmc-operations',
   '--ironic-url',
   '--ironic-inspector-url',
   '--ironic-agent-image',
@@ -142,6 +154,13 @@ export function parseControllerArgs(
     throw new UsageError(`--workers must be a whole number from 1 to 1000, not "${workersText}"`);
   const kubeApiQps = wholeNumber(values, '--kube-api-qps', 100, 1, 100_000);
   const kubeApiBurst = wholeNumber(values, '--kube-api-burst', 200, 1, 100_000);
+  const maxConcurrentBmcOperations = wholeNumber(
+    values,
+    '--max-concurrent-bmc-operations',
+    DEFAULT_MAX_CONCURRENT_BMC_OPERATIONS,
+    1,
+    10_000,
+  );
   const ironicUrl = values.get('--ironic-url');
   if (ironicUrl !== undefined) checkUrl(ironicUrl, '--ironic-url');
   const ironicInspectorUrl = values.get('--ironic-inspector-url');
@@ -181,6 +200,7 @@ export function parseControllerArgs(
     workers,
     kubeApiQps,
     kubeApiBurst,
+    maxConcurrentBmcOperations,
     ...(ironicUrl !== undefined && { ironicUrl }),
     ...(ironicInspectorUrl !== undefined && { ironicInspectorUrl }),
     ...passed('--ironic-agent-image', 'ironicAgentImage'),
