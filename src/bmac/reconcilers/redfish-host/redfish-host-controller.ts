@@ -185,6 +185,8 @@ export function createRedfishHostController(
     private readonly events: { type: EventType; reason: string; message: string }[] = [];
     private readonly now: number;
     private released = false;
+    /** The BMH as this pass left it on the server (after its status write), once committed. */
+    private committed: KubeObject | undefined;
 
     constructor(
       private readonly bmh: KubeObject,
@@ -501,10 +503,13 @@ export function createRedfishHostController(
       const { name, namespace } = this.bmh.metadata;
       const ref = { ...Gvk.BareMetalHost, name, ...(namespace === undefined ? {} : { namespace }) };
       // Only the writes that change how a crashed boot resumes; the others cost API requests.
+      // Each starts from the BMH as last written (by this pass's commit, then by the previous
+      // checkpoint), so that it needs no read unless someone else wrote meanwhile.
       let written = recorded;
+      let known: KubeObject | undefined;
       const checkpoint = async (progress: BootProgress): Promise<void> => {
         if (!changesResume(written, progress.step)) return;
-        await writeStep(writer, ref, image.url, progress.step);
+        known = await writeStep(writer, ref, image.url, progress.step, known ?? this.committed);
         written = progress.step;
       };
       this.startOperation('provision', credentials, async (client) => {
@@ -842,6 +847,7 @@ export function createRedfishHostController(
         this.status = { ...this.status, lastUpdated: this.time() };
         bmh = await this.ctx.writer.updateStatus({ ...bmh, status: toStatusObject(this.status) });
       }
+      this.committed = bmh;
       for (const e of this.events) this.ctx.events.event(bmh, e.type, e.reason, e.message);
       if (this.operation) {
         const { kind, run } = this.operation;

@@ -99,8 +99,9 @@ describe('a controller restarted with a recorded intent', () => {
           ...FAST,
         });
         // The crashed controller recorded each step on the BMH before taking it.
-        const checkpoint = (progress: BootProgress) =>
-          writeStep(h.cluster, bmhRef, LONG_URL, progress.step);
+        const checkpoint = async (progress: BootProgress): Promise<void> => {
+          await writeStep(h.cluster, bmhRef, LONG_URL, progress.step);
+        };
         await expect(
           bootFromIso(crashingAfter(client, n), shortUrl, { checkpoint }),
         ).rejects.toThrow(Crash);
