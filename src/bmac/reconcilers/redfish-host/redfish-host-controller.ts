@@ -32,7 +32,7 @@ import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '../../../kube/index.js';
 import { BmhAnnotation, Finalizer, Gvk, Label } from '../../api.js';
 import { bootFromIso, parseRedfishAddress } from '../../redfish/index.js';
-import type { BootMode, BootProgress, RedfishClient } from '../../redfish/index.js';
+import type { BootMode, BootProgress, BootStep, RedfishClient } from '../../redfish/index.js';
 import { EventType, requestKey, requestOf } from '../../runtime/contract.js';
 import type {
   Controller,
@@ -185,8 +185,6 @@ export function createRedfishHostController(
     private readonly events: { type: EventType; reason: string; message: string }[] = [];
     private readonly now: number;
     private released = false;
-    /** The BMH as this pass left it on the server (after its status write), once committed. */
-    private committed: KubeObject | undefined;
 
     constructor(
       private readonly bmh: KubeObject,
@@ -199,7 +197,9 @@ export function createRedfishHostController(
     }
 
     async run(): Promise<ReconcileResult> {
-      const finished = operations.take(this.key);
+      // Taken only once the status that records it is written (commit): a pass whose write
+      // fails (a conflict) leaves it for the next one, which would otherwise redo the work.
+      const finished = operations.finishedOf(this.key);
       const state = this.status.provisioning.state;
       if (finished) this.apply(finished);
       // One transition per pass, as BMO does: `available` shows before `provisioning`.
@@ -498,21 +498,25 @@ export function createRedfishHostController(
 
     private startProvision(image: BmhImage, credentials: Credentials): void {
       const bootMode = this.bootMode();
-      const recorded = recordedStep(this.bmh, image.url);
       const writer = this.ctx.writer;
       const { name, namespace } = this.bmh.metadata;
       const ref = { ...Gvk.BareMetalHost, name, ...(namespace === undefined ? {} : { namespace }) };
-      // Only the writes that change how a crashed boot resumes; the others cost API requests.
-      // Each starts from the BMH as last written (by this pass's commit, then by the previous
-      // checkpoint), so that it needs no read unless someone else wrote meanwhile.
-      let written = recorded;
+      // Where an earlier run got to is read from the server, never the cache: a cache behind
+      // this process's own checkpoints (a busy watch) would show a finished boot as unfinished,
+      // and the host would be power-cycled again. The checkpoints then start from what was read
+      // and each one's answer, so they need no further read unless someone else writes.
+      let recorded: BootStep | undefined;
       let known: KubeObject | undefined;
       const checkpoint = async (progress: BootProgress): Promise<void> => {
-        if (!changesResume(written, progress.step)) return;
-        known = await writeStep(writer, ref, image.url, progress.step, known ?? this.committed);
-        written = progress.step;
+        // Only the writes that change how a crashed boot resumes; the others cost requests.
+        if (!changesResume(recorded, progress.step)) return;
+        known = await writeStep(writer, ref, image.url, progress.step, known);
+        recorded = progress.step;
       };
       this.startOperation('provision', credentials, async (client) => {
+        known = await writer.getLive(ref);
+        if (!known) throw new Error(`${name} is gone`);
+        recorded = recordedStep(known, image.url);
         const target = await client.discover();
         const ours = target.slots.find(
           (slot) =>
@@ -523,7 +527,7 @@ export function createRedfishHostController(
         if (ours?.image !== undefined) {
           // An earlier run got this far: finish without a second power cycle.
           const on = isOn(target.system.powerState);
-          const step = resumeAt(recorded, on);
+          const step = resumeAt(recordedStep(known, image.url), on);
           if (step === 'done') return { booted: false, poweredOn: on };
           await bootFromIso(client, ours.image, {
             bootMode,
@@ -847,7 +851,7 @@ export function createRedfishHostController(
         this.status = { ...this.status, lastUpdated: this.time() };
         bmh = await this.ctx.writer.updateStatus({ ...bmh, status: toStatusObject(this.status) });
       }
-      this.committed = bmh;
+      operations.take(this.key);
       for (const e of this.events) this.ctx.events.event(bmh, e.type, e.reason, e.message);
       if (this.operation) {
         const { kind, run } = this.operation;
