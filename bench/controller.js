@@ -244,7 +244,8 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
       for (const [k, v] of breakdown(atEnd))
         if (v !== (base.get(k) ?? 0)) console.log(`    ${k}: ${v - (base.get(k) ?? 0)}`);
       for (const line of atBoot.split('\n'))
-        if (line.startsWith('siteforge_reconcile_total')) console.log(`  ${line}`);
+        if (/^siteforge_reconcile_(total|duration_seconds_(sum|count))/.test(line))
+          console.log(`  ${line}`);
     }
     const figures = processFigures(controller.pid);
     const requests = metricSum(atBoot, 'siteforge_api_requests_total', nonWatch);
