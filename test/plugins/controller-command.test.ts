@@ -27,9 +27,9 @@ describe('siteforge controller arguments', () => {
       leaderElect: true,
       leaderElectionId: 'siteforge-controller',
       imageServerBindAddress: { host: '', port: 8082 },
-      workers: 4,
-      kubeApiQps: 100,
-      kubeApiBurst: 200,
+      workers: 16,
+      kubeApiQps: 500,
+      kubeApiBurst: 1000,
       maxConcurrentBmcOperations: 256,
       logLevel: 'info',
     });
