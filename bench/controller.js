@@ -6,11 +6,13 @@
 // the time until every BMC has been booted from its short image URL, reconciles and API
 // requests per host (from the controller's own /metrics), its peak RSS and CPU seconds, and the
 // API requests per minute once nothing changes (watches excluded: they are long-lived).
-// Uses build/ (npm run build). BENCH_CONTROLLER_HOSTS="500,3500" sets the sizes.
+// Uses build/ (npm run build). BENCH_CONTROLLER_HOSTS="500,3500" sets the sizes; 3,500 BMCs
+// need `ulimit -n 9048` or more (checked at the start). BENCH_CONTROLLER_STEADY_S sets the quiet
+// window (default 60).
 import { fork, spawn } from 'node:child_process';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,6 +23,11 @@ const root = join(here, '..', '..');
 const build = new URL('../build/src/', import.meta.url);
 const STEADY_WINDOW_S = Number(process.env.BENCH_CONTROLLER_STEADY_S ?? 60);
 const BOOT_DEADLINE_MS = Number(process.env.BENCH_CONTROLLER_DEADLINE_S ?? 600) * 1000;
+// Extra arguments of the controller (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` go to node itself
+// when given in BENCH_CONTROLLER_NODE_ARGS), and a breakdown of API requests by verb and resource.
+const EXTRA_ARGS = (process.env.BENCH_CONTROLLER_ARGS ?? '').split(' ').filter((a) => a !== '');
+const NODE_ARGS = (process.env.BENCH_CONTROLLER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+const VERBOSE = process.env.BENCH_CONTROLLER_VERBOSE === '1';
 
 if (process.argv[2] === '--fleet') {
   // Child: N simulated BMCs, powered off, answering at once; reports boots on request.
@@ -31,8 +38,12 @@ if (process.argv[2] === '--fleet') {
   });
   process.on('message', async (message) => {
     if (message === 'boots') {
-      const urls = fleet.boots.map((b) => b.imageUrl).filter((u) => u !== undefined);
-      process.send({ boots: urls.length, distinct: new Set(urls).size });
+      // Boots from an image, and the BMCs that had one (a host booted twice counts once).
+      const fromImage = fleet.boots.filter((b) => b.imageUrl !== undefined);
+      process.send({
+        boots: fromImage.length,
+        distinct: new Set(fromImage.map((b) => b.bmc)).size,
+      });
     } else if (message === 'stop') {
       await fleet.stop();
       process.disconnect();
@@ -77,6 +88,29 @@ function metricSum(text, name, keep = () => true) {
     if (keep(labels)) sum += Number(m[4]);
   }
   return sum;
+}
+
+/** The API request counters as [`verb resource code`, count], largest first. */
+function breakdown(text) {
+  const rows = [];
+  for (const line of text.split('\n')) {
+    const m = /^siteforge_api_requests_total\{([^}]*)\}\s+(\S+)/.exec(line);
+    if (m === null) continue;
+    const labels = Object.fromEntries(
+      [...m[1].matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]),
+    );
+    rows.push([`${labels.verb} ${labels.resource ?? '-'} ${labels.code}`, Number(m[2])]);
+  }
+  return rows.sort((a, b) => b[1] - a[1]);
+}
+
+/** The soft limit of open files of this process (inherited by its children). */
+function openFileLimit() {
+  const line = readFileSync('/proc/self/limits', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Max open files'));
+  const soft = line?.split(/\s{2,}/)[1];
+  return soft === undefined || soft === 'unlimited' ? Infinity : Number(soft);
 }
 
 /** Peak RSS (MB) and CPU seconds of a live process, from /proc. */
@@ -173,6 +207,7 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
     controller = spawn(
       process.execPath,
       [
+        ...NODE_ARGS,
         join(root, 'bin', 'siteforge.js'),
         'controller',
         '--kubeconfig',
@@ -190,6 +225,7 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
         `http://127.0.0.1:${imagePort}`,
         '--log-level',
         'warn',
+        ...EXTRA_ARGS,
       ],
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
@@ -202,19 +238,35 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
     await waitFor(`${n} boots`, BOOT_DEADLINE_MS, async () => {
       if (controller.exitCode !== null)
         throw new Error(`the controller exited with ${controller.exitCode}`);
-      booted = (await ask()).boots;
+      // Hosts booted, not boots: a host booted twice must not stand in for one not booted.
+      booted = (await ask()).distinct;
       return booted >= n;
     });
     const bootS = (performance.now() - started) / 1000;
-    const { distinct } = await ask();
+    const { boots } = await ask();
     // Let the last status writes land, then count a quiet window.
     await sleep(10_000);
     const nonWatch = (l) => l.verb !== 'watch';
     const before = metricSum(await metrics(), 'siteforge_api_requests_total', nonWatch);
     const atBoot = await metrics();
     await sleep(STEADY_WINDOW_S * 1000);
-    const after = metricSum(await metrics(), 'siteforge_api_requests_total', nonWatch);
+    const atEnd = await metrics();
+    const after = metricSum(atEnd, 'siteforge_api_requests_total', nonWatch);
+    if (VERBOSE) {
+      console.log(`  api requests until every boot (verb resource code: count):`);
+      for (const [k, v] of breakdown(atBoot)) console.log(`    ${k}: ${v}`);
+      console.log(`  api requests in the steady window:`);
+      const base = new Map(breakdown(atBoot));
+      for (const [k, v] of breakdown(atEnd))
+        if (v !== (base.get(k) ?? 0)) console.log(`    ${k}: ${v - (base.get(k) ?? 0)}`);
+      for (const line of atBoot.split('\n'))
+        if (/^siteforge_reconcile_(total|duration_seconds_(sum|count))/.test(line))
+          console.log(`  ${line}`);
+    }
     const figures = processFigures(controller.pid);
+    const load = loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ');
     const requests = metricSum(atBoot, 'siteforge_api_requests_total', nonWatch);
     const reconciles = metricSum(atBoot, 'siteforge_reconcile_total');
     controller.kill('SIGTERM');
@@ -222,12 +274,13 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
     return {
       n,
       booted,
-      distinct,
+      boots,
       createS,
       bootS,
       requestsPerHost: requests / n,
       reconcilesPerHost: reconciles / n,
       steadyPerMinute: ((after - before) * 60) / STEADY_WINDOW_S,
+      load,
       ...figures,
     };
   } finally {
@@ -242,6 +295,13 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
 /** Runs the benchmark; exported for bench/run.js. */
 export async function runControllerBench() {
   const sizes = (process.env.BENCH_CONTROLLER_HOSTS ?? '500,3500').split(',').map(Number);
+  // The fleet child holds a listening socket and the controller's connections per BMC.
+  const limit = openFileLimit();
+  const needed = 2 * Math.max(...sizes) + 2048;
+  if (limit < needed)
+    throw new Error(
+      `${Math.max(...sizes)} BMCs need about ${needed} open files; this shell allows ${limit}: run \`ulimit -n ${needed}\` first`,
+    );
   const hubModule = await import('../scripts/hub/hub.mjs');
   const kube = await import(new URL('kube/index.js', build).href);
   console.log(
@@ -255,11 +315,11 @@ export async function runControllerBench() {
     const r = await benchSize(n, hubModule, kube);
     rows.push(r);
     console.log(
-      `${String(n).padStart(5)}  ${r.createS.toFixed(0).padStart(4)} s  ${String(r.booted).padStart(6)}  ${r.bootS.toFixed(1).padStart(7)} s  ${r.reconcilesPerHost.toFixed(1).padStart(15)}  ${r.requestsPerHost.toFixed(1).padStart(12)}  ${r.rssMb.toFixed(0).padStart(5)} MB  ${r.cpuS.toFixed(1).padStart(5)}  ${r.steadyPerMinute.toFixed(1).padStart(14)}${r.distinct === r.booted ? '' : `  (${r.booted - r.distinct} hosts booted twice!)`}`,
+      `${String(n).padStart(5)}  ${r.createS.toFixed(0).padStart(4)} s  ${String(r.booted).padStart(6)}  ${r.bootS.toFixed(1).padStart(7)} s  ${r.reconcilesPerHost.toFixed(1).padStart(15)}  ${r.requestsPerHost.toFixed(1).padStart(12)}  ${r.rssMb.toFixed(0).padStart(5)} MB  ${r.cpuS.toFixed(1).padStart(5)}  ${r.steadyPerMinute.toFixed(1).padStart(14)}${r.boots === r.booted ? '' : `  (${r.boots - r.booted} second boots!)`}`,
     );
   }
   for (const r of rows)
     console.log(
-      `controller: ${r.booted}/${r.n} hosts booted in ${r.bootS.toFixed(1)} s, ${r.requestsPerHost.toFixed(1)} api requests/host, ${r.rssMb.toFixed(0)} MB peak RSS  [target: 3,500 within 120 s, <= 400 MB, steady ~0 req/min]`,
+      `controller: ${r.booted}/${r.n} hosts booted in ${r.bootS.toFixed(1)} s, ${r.requestsPerHost.toFixed(1)} api requests/host, ${r.rssMb.toFixed(0)} MB peak RSS  [load average ${r.load}; target: 3,500 within 120 s, <= 400 MB, steady ~0 req/min]`,
     );
 }

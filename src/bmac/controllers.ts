@@ -34,6 +34,8 @@ export interface ControllerDeps {
   readonly spokeClients: SpokeClientFactory;
   /** redfish mode: the image server's short URLs. */
   readonly images?: ImageUrls;
+  /** redfish mode: BMC operations at once. @default the provisioner's own */
+  readonly bmcConcurrency?: number;
   /** redfish mode: counts Redfish calls by vendor and outcome. */
   readonly redfishCall?: RedfishCallMetric;
   /** Asks a controller to look at an object now (a BMC operation ended off the workers). */
@@ -53,6 +55,7 @@ export function controllersFor(mode: ControllerMode, deps: ControllerDeps): read
         createRedfishHostController({
           images: deps.images,
           ...(deps.redfishCall && { redfishCall: deps.redfishCall }),
+          ...(deps.bmcConcurrency !== undefined && { concurrency: deps.bmcConcurrency }),
           ...(wake && {
             wake: (request: Request) => {
               wake(REDFISH_HOST_CONTROLLER, request);

@@ -79,6 +79,8 @@ export interface ControllerOptions {
   readonly kubeApiQps: number;
   /** Writes allowed at once before kubeApiQps applies. */
   readonly kubeApiBurst: number;
+  /** redfish mode: BMC operations running at once over all hosts. */
+  readonly maxConcurrentBmcOperations: number;
   /** metal3 mode: Ironic's API URL, which the ironic agent of a PreprovisioningImage calls. */
   readonly ironicUrl?: string;
   /** metal3 mode: Ironic inspector's URL. @default ironicUrl */
@@ -179,8 +181,8 @@ export async function runController(
 
   const metrics = new RuntimeMetrics();
   const client = ClientNodeRuntimeKubeClient.fromKubeconfig(options.kubeconfig, {
-    onRequest: (verb, status) => {
-      metrics.apiRequest(verb, status);
+    onRequest: (verb, status, resource) => {
+      metrics.apiRequest(verb, status, resource);
     },
   });
   const imageServer = mode === ControllerMode.Redfish ? await startImages(options, log) : undefined;
@@ -198,6 +200,7 @@ export async function runController(
   const controllers = controllersFor(mode, {
     spokeClients: kubeSpokeClientFactory((text) => ClientNodeKubeClient.fromKubeconfigText(text)),
     ...(imageServer && { images: imageUrlsOf(imageServer) }),
+    bmcConcurrency: options.maxConcurrentBmcOperations,
     redfishCall: (vendor, outcome) => {
       metrics.redfishCall(vendor, outcome);
     },

@@ -262,11 +262,15 @@ export class ClientNodeRuntimeKubeClient implements RuntimeKubeClient {
   ): Promise<unknown> {
     try {
       const answer = await this.api.raw(method, path, query, body);
-      this.observe(verb, answer.status);
+      this.observe(verb, answer.status, resourceOf(path));
       return answer.body;
     } catch (err) {
       const error = toKubeError(err, this.server);
-      this.observe(verb, error instanceof KubeApiError ? error.status : 'unreachable');
+      this.observe(
+        verb,
+        error instanceof KubeApiError ? error.status : 'unreachable',
+        resourceOf(path),
+      );
       throw error;
     }
   }
@@ -433,4 +437,20 @@ function listHeader(gvk: GroupVersionKind, namespace: string | undefined): PathH
     kind: gvk.kind,
     metadata: namespace === undefined ? {} : { namespace },
   };
+}
+
+/**
+ * The resource a request path names (`/apis/g/v/namespaces/ns/things/name/status` →
+ * `things/status`), for metrics: a bounded label, unlike the path.
+ */
+export function resourceOf(path: string): string {
+  const parts = path
+    .split('?')[0]!
+    .split('/')
+    .filter((p) => p !== '');
+  // /api/v1/... or /apis/group/version/...
+  let rest = parts[0] === 'api' ? parts.slice(2) : parts.slice(3);
+  if (rest[0] === 'namespaces' && rest.length > 2) rest = rest.slice(2);
+  const resource = rest[0] ?? '';
+  return rest[2] === undefined ? resource : `${resource}/${rest[2]}`;
 }

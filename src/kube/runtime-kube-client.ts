@@ -45,7 +45,12 @@ export interface WatchStream {
 }
 
 /** What the runtime counts of its traffic: one call per API request with its HTTP status. */
-export type RequestObserver = (verb: RequestVerb, status: number | 'unreachable') => void;
+export type RequestObserver = (
+  verb: RequestVerb,
+  status: number | 'unreachable',
+  /** The resource (plural, with `/status` for the subresource), e.g. `baremetalhosts`. */
+  resource?: string,
+) => void;
 
 /** The verbs counted by a RequestObserver. */
 export type RequestVerb =

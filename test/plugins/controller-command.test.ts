@@ -27,9 +27,10 @@ describe('siteforge controller arguments', () => {
       leaderElect: true,
       leaderElectionId: 'siteforge-controller',
       imageServerBindAddress: { host: '', port: 8082 },
-      workers: 4,
-      kubeApiQps: 100,
-      kubeApiBurst: 200,
+      workers: 16,
+      kubeApiQps: 500,
+      kubeApiBurst: 1000,
+      maxConcurrentBmcOperations: 256,
       logLevel: 'info',
     });
   });
@@ -64,6 +65,7 @@ describe('siteforge controller arguments', () => {
         '--kube-api-qps=50',
         '--kube-api-burst',
         '80',
+        '--max-concurrent-bmc-operations=64',
         '--ironic-url',
         'https://10.0.0.5:6385',
         '--ironic-inspector-url=https://10.0.0.5:5050',
@@ -87,6 +89,7 @@ describe('siteforge controller arguments', () => {
       imageServerKeyFile: '/etc/siteforge/image-key',
       kubeApiQps: 50,
       kubeApiBurst: 80,
+      maxConcurrentBmcOperations: 64,
       ironicUrl: 'https://10.0.0.5:6385',
       ironicInspectorUrl: 'https://10.0.0.5:5050',
       ironicAgentImage: 'quay.io/metal3-io/ironic-agent:latest',
@@ -133,6 +136,10 @@ describe('siteforge controller arguments', () => {
     [['--ironic-url', 'ftp://10.0.0.5'], '--ironic-url must be an http or https URL'],
     [['--kube-api-qps', '0'], '--kube-api-qps must be a whole number from 1 to 100000, not "0"'],
     [['--kube-api-burst=lots'], '--kube-api-burst must be a whole number from 1 to 100000'],
+    [
+      ['--max-concurrent-bmc-operations', '0'],
+      '--max-concurrent-bmc-operations must be a whole number from 1 to 10000, not "0"',
+    ],
     [['--namespace', 'Site_A'], '--namespace must be a namespace name'],
     [['--leader-election-id', 'SiteForge'], '--leader-election-id must be a Lease name'],
     [

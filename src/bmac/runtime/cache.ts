@@ -36,7 +36,12 @@ export class ObjectStore {
     return this.byNamespace.get(namespace ?? '')?.get(name);
   }
 
-  /** Stores a frozen copy of `object`. @returns what it replaced */
+  /**
+   * Stores a frozen copy of `object`, without `metadata.managedFields` (often the larger part
+   * of an object, and read by no reconciler; an update that omits them leaves them as they are
+   * on the server, as with controller-runtime's TransformStripManagedFields).
+   * @returns what it replaced
+   */
   set(object: KubeObject): KubeObject | undefined {
     const namespace = object.metadata.namespace ?? '';
     let names = this.byNamespace.get(namespace);
@@ -44,7 +49,7 @@ export class ObjectStore {
       this.byNamespace.set(namespace, (names = new Map<string, KubeObject>()));
     const previous = names.get(object.metadata.name);
     if (previous === undefined) this.count++;
-    names.set(object.metadata.name, deepFreeze(structuredClone(object)));
+    names.set(object.metadata.name, deepFreeze(structuredClone(withoutManagedFields(object))));
     return previous;
   }
 
@@ -98,6 +103,13 @@ export class ObjectCache implements ObjectReader {
     if (store === undefined) throw new KindNotCachedError(gvk);
     return store;
   }
+}
+
+function withoutManagedFields(object: KubeObject): KubeObject {
+  if (!('managedFields' in object.metadata)) return object;
+  const metadata = { ...object.metadata };
+  delete metadata['managedFields'];
+  return { ...object, metadata };
 }
 
 function deepFreeze<T>(value: T): T {

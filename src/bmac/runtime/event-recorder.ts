@@ -41,7 +41,6 @@ interface Recorded {
 export class KubeEventRecorder implements EventRecorder {
   private readonly recorded = new Map<string, Recorded>();
   private readonly pending = new Set<Promise<void>>();
-  private sequence = 0;
 
   constructor(private readonly options: KubeEventRecorderOptions) {}
 
@@ -143,11 +142,15 @@ export class KubeEventRecorder implements EventRecorder {
     }
   }
 
-  /** `<object name>.<hex time and sequence>`, unique as client-go's `name.%x(UnixNano)`. */
+  /**
+   * `<object name>.<hex time and sequence>`, unique as client-go's `name.%x(UnixNano)`. The
+   * sequence is the process's, not this recorder's: two controllers record Events on the same
+   * object in the same millisecond (the BMAC and the provisioner on one BareMetalHost).
+   */
   private eventName(objectName: string): string {
     const suffix = (
       BigInt(this.options.clock.now()) * 1_000_000n +
-      BigInt(this.sequence++ % 1_000_000)
+      BigInt(nextSequence())
     ).toString(16);
     return `${objectName.slice(0, 253 - suffix.length - 1)}.${suffix}`;
   }
@@ -160,6 +163,14 @@ export class KubeEventRecorder implements EventRecorder {
     }
     this.recorded.set(key, entry);
   }
+}
+
+/** Starts anywhere, so that a restarted process does not repeat the names of its predecessor. */
+let sequence = Math.floor(Math.random() * 1_000_000);
+
+function nextSequence(): number {
+  sequence = (sequence + 1) % 1_000_000;
+  return sequence;
 }
 
 function metadata(object: KubeObject): string {

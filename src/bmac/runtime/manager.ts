@@ -46,6 +46,10 @@ export interface ManagerOptions {
   readonly writeQps?: number;
   /** Writes allowed at once before `writeQps` applies. @default 40 */
   readonly writeBurst?: number;
+  /** Event writes per second, for all controllers together. @default writeQps */
+  readonly eventQps?: number;
+  /** Event writes allowed at once before `eventQps` applies. @default writeBurst */
+  readonly eventBurst?: number;
   /** Backoff of a key whose reconcile failed. @default base 100 ms, max 5 min, jitter 0.2 */
   readonly backoff?: BackoffOptions;
   /** Backoff of a broken watch. @default base 500 ms, max 30 s, jitter 0.2 */
@@ -128,7 +132,15 @@ export class Manager {
       burst: options.writeBurst ?? 40,
       clock: this.clock,
     });
-    this.eventWrites = new TokenBucket({ qps: 5, burst: 25, clock: this.clock });
+    // A bucket of its own at the same rate, as controller-runtime's recorder has a client (and
+    // a limiter) of its own from the same config: Events must not take reconcile writes' turns,
+    // nor trail them. At 5 a second, the ~3 Events per booted host lagged minutes behind a
+    // fleet's boot, and drained long after (the steady state's only requests).
+    this.eventWrites = new TokenBucket({
+      qps: options.eventQps ?? options.writeQps ?? 20,
+      burst: options.eventBurst ?? options.writeBurst ?? 40,
+      clock: this.clock,
+    });
     this.leading = options.leader === undefined;
   }
 

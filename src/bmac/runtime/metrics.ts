@@ -66,8 +66,8 @@ export class RuntimeMetrics implements RedfishMetrics {
     });
     this.requests = new Counter({
       name: 'siteforge_api_requests_total',
-      help: 'Requests to the Kubernetes API server, per verb and HTTP status (or unreachable).',
-      labelNames: ['verb', 'code'],
+      help: 'Requests to the Kubernetes API server, per verb, resource and HTTP status (or unreachable).',
+      labelNames: ['verb', 'resource', 'code'],
       registers,
     });
     this.redfish = new Counter({
@@ -101,8 +101,8 @@ export class RuntimeMetrics implements RedfishMetrics {
   }
 
   /** Counts one API request (a RequestObserver). */
-  apiRequest(verb: RequestVerb, status: number | 'unreachable'): void {
-    this.requests.inc({ verb, code: String(status) });
+  apiRequest(verb: RequestVerb, status: number | 'unreachable', resource?: string): void {
+    this.requests.inc({ verb, code: String(status), ...(resource !== undefined && { resource }) });
   }
 
   redfishCall(vendor: string, outcome: string): void {

@@ -59,6 +59,26 @@ describe('KubeEventRecorder', () => {
     });
   });
 
+  it('gives Events of two controllers on one object in the same instant distinct names', async () => {
+    const { server, clock, lines, recorder } = setup();
+    const other = new KubeEventRecorder({
+      client: server,
+      component: 'redfish-host',
+      clock,
+      log: createLogger({ level: 'warn', destination: { write: () => undefined } }),
+      bucket: new TokenBucket({ qps: 100, burst: 100, clock }),
+    });
+    recorder.event(host, EventType.Normal, 'BMCAccessValidated', 'Verified access to BMC');
+    other.event(host, EventType.Normal, 'ProvisioningStarted', 'Image provisioning started');
+    await Promise.all([recorder.flush(), other.flush()]);
+    const { items } = await server.list(EVENT, { namespace: 'site-1' });
+    expect(items.map((e) => e['reason']).sort()).toEqual([
+      'BMCAccessValidated',
+      'ProvisioningStarted',
+    ]);
+    expect(lines.filter((l) => l['msg'] === 'could not record an event')).toEqual([]);
+  });
+
   it('counts a repeated Event on the one object instead of writing new ones', async () => {
     const { server, clock, recorder } = setup();
     recorder.event(host, EventType.Warning, 'BMCUnreachable', 'no answer from 10.0.0.5');

@@ -90,6 +90,25 @@ describe('Informer', () => {
     informer.stop();
   });
 
+  it('keeps objects without their managedFields, which no reconciler reads', async () => {
+    const { server, cache, informer } = setup();
+    const managed = configMap('a', 'web-1', { x: '1' });
+    server.seed({
+      ...managed,
+      metadata: {
+        ...managed.metadata,
+        managedFields: [{ manager: 'kubectl', operation: 'Apply', fieldsV1: { 'f:data': {} } }],
+      },
+    });
+    informer.start();
+    await settle();
+    const read = cache.get({ ...CM, namespace: 'a', name: 'web-1' })!;
+    expect(read.metadata).not.toHaveProperty('managedFields');
+    expect(read.metadata.labels).toEqual({ app: 'web' });
+    expect(read['data']).toEqual({ x: '1' });
+    informer.stop();
+  });
+
   it('survives a cut connection: restarts with backoff, lists again and tells what changed in the gap', async () => {
     const { server, clock, cache, events, restarts, informer } = setup({
       backoff: { baseMs: 1_000, maxMs: 8_000, jitter: 0.2 },

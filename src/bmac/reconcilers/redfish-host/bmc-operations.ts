@@ -64,6 +64,11 @@ export class BmcOperations {
     return true;
   }
 
+  /** The finished operation of `key`, if there is one, left in place. */
+  finishedOf(key: string): FinishedOperation | undefined {
+    return this.finished.get(key);
+  }
+
   /** Removes and returns the finished operation of `key`, if there is one. */
   take(key: string): FinishedOperation | undefined {
     const done = this.finished.get(key);

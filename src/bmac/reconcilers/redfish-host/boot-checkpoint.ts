@@ -54,7 +54,22 @@ export function resumeAt(recorded: BootStep | undefined, on: boolean): 'done' | 
 }
 
 /**
- * Records `step` for `sourceUrl` on the BMH, reading it afresh and retrying on conflicts.
+ * Whether recording `next` over `recorded` could change what {@link resumeAt} decides: it tells
+ * apart only nothing, the steps before the power-on, the power-on and done. A boot thus needs
+ * three writes (its first step, PowerOn, Done), not one per step.
+ */
+export function changesResume(recorded: BootStep | undefined, next: BootStep): boolean {
+  return recorded === undefined || resumeClass(recorded) !== resumeClass(next);
+}
+
+function resumeClass(step: BootStep): string {
+  return step === BootStep.Done || step === BootStep.PowerOn ? step : 'before-power-on';
+}
+
+/**
+ * Records `step` for `sourceUrl` on the BMH, retrying on conflicts. It starts from `known`, the
+ * BMH as this process last wrote it, when given (a conflict then costs one read), else reads it.
+ * @returns the BMH as written (the next step's `known`)
  * @throws when it cannot be written: the step's side effect must then not happen
  */
 export async function writeStep(
@@ -62,21 +77,23 @@ export async function writeStep(
   ref: ObjectRef,
   sourceUrl: string,
   step: BootStep,
-): Promise<void> {
+  known?: KubeObject,
+): Promise<KubeObject> {
   const value = JSON.stringify({ image: imageKey(sourceUrl), step });
+  let current = known;
   for (let attempt = 1; ; attempt++) {
-    const bmh = await writer.getLive(ref);
+    const bmh = current ?? (await writer.getLive(ref));
+    current = undefined;
     if (!bmh) throw new Error(`${ref.name} is gone`);
-    if (bmh.metadata.annotations?.[BOOT_PROGRESS_ANNOTATION] === value) return;
+    if (bmh.metadata.annotations?.[BOOT_PROGRESS_ANNOTATION] === value) return bmh;
     try {
-      await writer.update({
+      return await writer.update({
         ...bmh,
         metadata: {
           ...bmh.metadata,
           annotations: { ...bmh.metadata.annotations, [BOOT_PROGRESS_ANNOTATION]: value },
         },
       });
-      return;
     } catch (error) {
       const conflict = (error as { status?: unknown }).status === 409;
       if (!conflict || attempt >= WRITE_ATTEMPTS) throw error;

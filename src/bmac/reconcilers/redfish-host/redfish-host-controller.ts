@@ -32,7 +32,7 @@ import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '../../../kube/index.js';
 import { BmhAnnotation, Finalizer, Gvk, Label } from '../../api.js';
 import { bootFromIso, parseRedfishAddress } from '../../redfish/index.js';
-import type { BootMode, BootProgress, RedfishClient } from '../../redfish/index.js';
+import type { BootMode, BootProgress, BootStep, RedfishClient } from '../../redfish/index.js';
 import { EventType, requestKey, requestOf } from '../../runtime/contract.js';
 import type {
   Controller,
@@ -42,7 +42,7 @@ import type {
   Request,
 } from '../../runtime/contract.js';
 import { BmcOperations } from './bmc-operations.js';
-import { recordedStep, resumeAt, writeStep } from './boot-checkpoint.js';
+import { changesResume, recordedStep, resumeAt, writeStep } from './boot-checkpoint.js';
 import type { FinishedOperation } from './bmc-operations.js';
 import {
   ERROR_EVENT_REASON,
@@ -197,7 +197,9 @@ export function createRedfishHostController(
     }
 
     async run(): Promise<ReconcileResult> {
-      const finished = operations.take(this.key);
+      // Taken only once the status that records it is written (commit): a pass whose write
+      // fails (a conflict) leaves it for the next one, which would otherwise redo the work.
+      const finished = operations.finishedOf(this.key);
       const state = this.status.provisioning.state;
       if (finished) this.apply(finished);
       // One transition per pass, as BMO does: `available` shows before `provisioning`.
@@ -496,13 +498,25 @@ export function createRedfishHostController(
 
     private startProvision(image: BmhImage, credentials: Credentials): void {
       const bootMode = this.bootMode();
-      const recorded = recordedStep(this.bmh, image.url);
       const writer = this.ctx.writer;
       const { name, namespace } = this.bmh.metadata;
       const ref = { ...Gvk.BareMetalHost, name, ...(namespace === undefined ? {} : { namespace }) };
-      const checkpoint = (progress: BootProgress): Promise<void> =>
-        writeStep(writer, ref, image.url, progress.step);
+      // Where an earlier run got to is read from the server, never the cache: a cache behind
+      // this process's own checkpoints (a busy watch) would show a finished boot as unfinished,
+      // and the host would be power-cycled again. The checkpoints then start from what was read
+      // and each one's answer, so they need no further read unless someone else writes.
+      let recorded: BootStep | undefined;
+      let known: KubeObject | undefined;
+      const checkpoint = async (progress: BootProgress): Promise<void> => {
+        // Only the writes that change how a crashed boot resumes; the others cost requests.
+        if (!changesResume(recorded, progress.step)) return;
+        known = await writeStep(writer, ref, image.url, progress.step, known);
+        recorded = progress.step;
+      };
       this.startOperation('provision', credentials, async (client) => {
+        known = await writer.getLive(ref);
+        if (!known) throw new Error(`${name} is gone`);
+        recorded = recordedStep(known, image.url);
         const target = await client.discover();
         const ours = target.slots.find(
           (slot) =>
@@ -513,7 +527,7 @@ export function createRedfishHostController(
         if (ours?.image !== undefined) {
           // An earlier run got this far: finish without a second power cycle.
           const on = isOn(target.system.powerState);
-          const step = resumeAt(recorded, on);
+          const step = resumeAt(recordedStep(known, image.url), on);
           if (step === 'done') return { booted: false, poweredOn: on };
           await bootFromIso(client, ours.image, {
             bootMode,
@@ -837,6 +851,7 @@ export function createRedfishHostController(
         this.status = { ...this.status, lastUpdated: this.time() };
         bmh = await this.ctx.writer.updateStatus({ ...bmh, status: toStatusObject(this.status) });
       }
+      operations.take(this.key);
       for (const e of this.events) this.ctx.events.event(bmh, e.type, e.reason, e.message);
       if (this.operation) {
         const { kind, run } = this.operation;

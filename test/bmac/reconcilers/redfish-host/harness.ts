@@ -23,7 +23,7 @@ import type {
   RedfishHostControllerOptions,
 } from '../../../../src/bmac/reconcilers/redfish-host/index.js';
 import { requestKey } from '../../../../src/bmac/runtime/contract.js';
-import type { Request } from '../../../../src/bmac/runtime/contract.js';
+import type { ObjectReader, Request } from '../../../../src/bmac/runtime/contract.js';
 import type { KubeObject } from '../../../../src/kube/index.js';
 import { KubeApiError } from '../../../../src/kube/errors.js';
 import { createLogger } from '../../../../src/shared/logger.js';
@@ -183,12 +183,15 @@ export class Harness {
     await this.cluster.update(change(this.bmh(name)!));
   }
 
-  /** One reconcile pass of one host, conflicts let through as the runtime does. */
-  async pass(name: string): Promise<void> {
+  /**
+   * One reconcile pass of one host, conflicts let through as the runtime does; `reader` stands
+   * for the informer cache (a lagging one, say). @default the cluster itself
+   */
+  async pass(name: string, reader: ObjectReader = this.cluster): Promise<void> {
     const request: Request = { namespace: NS, name };
     try {
       await this.controller.reconcile(request, {
-        reader: this.cluster,
+        reader,
         writer: this.cluster,
         events: this.cluster,
         clock: this.cluster.clock,

@@ -7,6 +7,8 @@ import {
   imageKey,
   writeStep,
 } from '../../../../src/bmac/reconcilers/redfish-host/boot-checkpoint.js';
+import type { ObjectReader } from '../../../../src/bmac/runtime/contract.js';
+import type { KubeObject } from '../../../../src/kube/index.js';
 import { FAST, Harness, LONG_URL, NS, hostEvents } from './harness.js';
 
 class Crash extends Error {}
@@ -99,8 +101,9 @@ describe('a controller restarted with a recorded intent', () => {
           ...FAST,
         });
         // The crashed controller recorded each step on the BMH before taking it.
-        const checkpoint = (progress: BootProgress) =>
-          writeStep(h.cluster, bmhRef, LONG_URL, progress.step);
+        const checkpoint = async (progress: BootProgress): Promise<void> => {
+          await writeStep(h.cluster, bmhRef, LONG_URL, progress.step);
+        };
         await expect(
           bootFromIso(crashingAfter(client, n), shortUrl, { checkpoint }),
         ).rejects.toThrow(Crash);
@@ -124,6 +127,34 @@ describe('a controller restarted with a recorded intent', () => {
       if (n >= 3) expect(h.images.issued).toHaveLength(1);
     });
   }
+
+  it('whose cache lags behind its own boot (a busy watch): does not power-cycle the booted host', async () => {
+    h = new Harness();
+    const bmc = await h.addHost('host-0', { power: 'Off' });
+    // What a lagging cache would still show: the BMH as of the boot's first checkpoint.
+    let stale: KubeObject | undefined;
+    const update = h.cluster.update.bind(h.cluster);
+    h.cluster.update = async (object: KubeObject) => {
+      const written = await update(object);
+      if (stale === undefined && written.metadata.annotations?.[BOOT_PROGRESS_ANNOTATION])
+        stale = structuredClone(written);
+      return written;
+    };
+    await h.settle(['host-0']);
+    expect(h.status('host-0').provisioning.state).toBe('provisioned');
+    const booted = hostEvents(bmc).length;
+
+    const lagging: ObjectReader = {
+      get: (ref) => (ref.kind === 'BareMetalHost' ? stale : h.cluster.get(ref)),
+      list: (gvk, options) => h.cluster.list(gvk, options),
+    };
+    await h.pass('host-0', lagging);
+    await h.controller.operations.idle();
+    await h.settle(['host-0']);
+
+    expect(hostEvents(bmc).slice(booted)).toEqual([]);
+    expect(h.status('host-0').provisioning.state).toBe('provisioned');
+  });
 
   it('while a Dell BIOS job had the host on from its disk: still boots the image once', async () => {
     h = new Harness();
