@@ -46,6 +46,7 @@ export async function startInProcessController(
       workers: 4,
       kubeApiQps: 100,
       kubeApiBurst: 200,
+      maxConcurrentBmcOperations: 64,
       logLevel: 'debug',
       ...options,
     },
