@@ -86,9 +86,9 @@ export const Permissions = {
     rule(Gvk.PreprovisioningImage, [Verb.Update], 'status'),
     // The enable-ironic-agent annotation.
     rule(Gvk.InfraEnv, [...CACHED, Verb.Update]),
-    // The internal ignition override, applied server-side (src/bmac/infraenv-backend.ts) until
-    // the assisted core keeps InfraEnv records.
-    rule(Gvk.InfraEnv, [Verb.Patch]),
+    // The internal ignition override, read live and applied server-side
+    // (src/bmac/infraenv-backend.ts) until the assisted core keeps InfraEnv records.
+    rule(Gvk.InfraEnv, [Verb.Get, Verb.Patch]),
     // The reboot annotation.
     rule(Gvk.BareMetalHost, [...CACHED, Verb.Update]),
   ],

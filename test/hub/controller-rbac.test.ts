@@ -10,6 +10,7 @@ import type { KubeObject } from '../../src/kube/index.js';
 import {
   AGENT,
   BMH,
+  PPI,
   bareMetalHost,
   createBmcSecret,
   createInfraEnv,
@@ -111,6 +112,7 @@ async function createSite(namespace: string, bmc: SimulatedBmc): Promise<void> {
 describe('siteforge controller as the chart’s ServiceAccount', () => {
   const ns = useNamespace('e2e-rbac');
   const denied = useNamespace('e2e-rbac-denied');
+  const metal3 = useNamespace('e2e-rbac-metal3');
   const admin = hubClient();
   const client = hubRuntimeClient();
   const applied: KubeObject[] = [];
@@ -271,32 +273,109 @@ describe('siteforge controller as the chart’s ServiceAccount', () => {
     }, 30_000);
 
     it('leaves the host stuck before the BMC is called, and says why in the logs', async () => {
+      // Refused, retried, and refused again: stuck, not a passing hiccup.
       const failure = await waitFor(
-        'the refused status write in the logs',
+        'the refused status write in the logs, twice',
         () =>
           Promise.resolve(
             controller.lines.find(
               (l) =>
                 l['controller'] === 'redfish-host' &&
                 l['msg'] === 'reconcile failed' &&
+                l['failures'] === 2 &&
                 String(l['error']).includes('forbidden'),
             ),
           ),
         { controller },
       );
-      expect(String(failure['error'])).toContain('baremetalhosts/status');
-      // The BMAC did its part; the provisioner could not record its intent, so it never
-      // started: nothing was sent to the BMC.
-      const host = await waitFor(
-        'the BMAC pointing the host at its ISO',
-        async () => {
-          const h = await client.get({ ...BMH, namespace: denied.name, name: 'host-0' });
-          return field(h, 'spec', 'online') === true ? h : undefined;
+      expect(String(failure['error'])).toMatch(/cannot update resource "baremetalhosts\/status"/);
+      // The provisioner could not record its intent, so it never started: nothing was sent to
+      // the BMC. The BMAC, seeing the host never registered, has not set the image either.
+      const host = await client.get({ ...BMH, namespace: denied.name, name: 'host-0' });
+      expect(field(host, 'status')).toBeUndefined();
+      expect(field(host, 'spec', 'image')).toBeUndefined();
+      expect(host?.metadata['finalizers']).toEqual(
+        expect.arrayContaining(['baremetalhost.metal3.io']),
+      );
+      expect(bmc.requestCount).toBe(0);
+    }, 60_000);
+  });
+  describe('in metal3 mode, with exactly the chart’s permissions', () => {
+    let controller: InProcessController;
+
+    beforeAll(async () => {
+      const release = `sf-${metal3.name}`;
+      const rbac = renderRbac(release, metal3.name);
+      await applyRbac(rbac);
+      await createInfraEnv(client, metal3.name, 'site', {
+        isoDownloadURL: longIsoUrl('https://image-service.example.com', metal3.name),
+        imageCreated: true,
+      });
+      const host = await client.create(
+        bareMetalHost(metal3.name, 'host-0', {
+          infraEnv: 'site',
+          address: 'redfish-virtualmedia://192.0.2.1/redfish/v1/Systems/1',
+          credentialsName: 'bmc',
+          bootMACAddress: MAC,
+          spec: { online: true },
+        }),
+      );
+      controller = await startInProcessController({
+        mode: 'metal3',
+        namespaces: [metal3.name],
+        kubeconfig: impersonating(rbac.user, dir),
+        ironicUrl: 'https://10.0.0.5',
+        ironicAgentImage: 'quay.io/metal3-io/ironic-agent:e2e',
+      });
+      // BMO's PreprovisioningImage for the host.
+      await client.create({
+        ...PPI,
+        metadata: {
+          name: 'host-0',
+          namespace: metal3.name,
+          labels: host.metadata.labels ?? {},
+          ownerReferences: [
+            {
+              apiVersion: BMH.apiVersion,
+              kind: BMH.kind,
+              name: 'host-0',
+              uid: String(host.metadata['uid']),
+              controller: true,
+            },
+          ],
         },
+        spec: { architecture: 'x86_64', acceptFormats: ['iso'] },
+      });
+    }, 120_000);
+    afterAll(async () => {
+      expect(await controller.stop()).toBe(0);
+      await releaseNamespace(client, metal3.name);
+    }, 30_000);
+
+    it('serves the image and sets the assisted custom deploy, with no request refused', async () => {
+      await waitFor(
+        'the PreprovisioningImage served',
+        async () =>
+          field(
+            await client.get({ ...PPI, namespace: metal3.name, name: 'host-0' }),
+            'status',
+            'imageUrl',
+          ) !== undefined,
         { controller },
       );
-      expect(field(host, 'status')).toBeUndefined();
-      expect(bmc.requestCount).toBe(0);
+      await waitFor(
+        'the custom deploy method',
+        async () =>
+          field(
+            await client.get({ ...BMH, namespace: metal3.name, name: 'host-0' }),
+            'spec',
+            'customDeploy',
+            'method',
+          ) === 'start_assisted_install',
+        { controller },
+      );
+      const refused = controller.lines.filter((l) => /forbidden/i.test(JSON.stringify(l)));
+      expect(refused).toEqual([]);
     }, 60_000);
   });
 });

@@ -102,7 +102,16 @@ export async function waitFor<T>(
       throw new Error(`${what}: the controller stopped: ${asError(failure).message}`);
     const value = await check();
     if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not so after ${String(timeoutMs)} ms`);
+    if (Date.now() > deadline) {
+      // What the controller complained about last, to say why.
+      const complaints = (options.controller?.lines ?? [])
+        .filter((l) => typeof l['level'] === 'number' && l['level'] >= 40)
+        .slice(-5)
+        .map((l) => JSON.stringify(l));
+      throw new Error(
+        [`${what}: not so after ${String(timeoutMs)} ms`, ...complaints].join('\n  '),
+      );
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
