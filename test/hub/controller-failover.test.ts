@@ -81,11 +81,18 @@ describe('siteforge controller failover', () => {
       ...(kubeconfig !== undefined && { kubeconfig }),
     });
     running.push(controller);
-    await waitUntil(
-      `${name} ready as ${role}`,
-      async () => (await controller.readyz()) === `ok: ${role}`,
-      30_000,
-    );
+    try {
+      await waitUntil(
+        `${name} ready as ${role}`,
+        async () => (await controller.readyz()) === `ok: ${role}`,
+        30_000,
+      );
+    } catch (err) {
+      const log = controller.lines.slice(-8).map((l) => String(l['msg']));
+      throw new Error(
+        `${(err as Error).message}; /readyz: ${String(await controller.readyz())}; last log: ${log.join(' | ')}`,
+      );
+    }
     return controller;
   }
 
