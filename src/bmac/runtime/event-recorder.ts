@@ -90,11 +90,13 @@ export class KubeEventRecorder implements EventRecorder {
       await this.options.bucket.take();
       if (entry.event !== undefined) {
         try {
-          entry.event = await client.update({
-            ...entry.event,
-            count: fields.count,
-            lastTimestamp: fields.now,
-          });
+          entry.event = kept(
+            await client.update({
+              ...entry.event,
+              count: fields.count,
+              lastTimestamp: fields.now,
+            }),
+          );
           return;
         } catch (error) {
           // Deleted (Events expire) or changed by someone else: start a new one.
@@ -117,19 +119,21 @@ export class KubeEventRecorder implements EventRecorder {
       if (typeof metadata['uid'] === 'string') involvedObject['uid'] = metadata['uid'];
       if (metadata.resourceVersion !== undefined)
         involvedObject['resourceVersion'] = metadata.resourceVersion;
-      entry.event = await client.create({
-        apiVersion: 'v1',
-        kind: 'Event',
-        metadata: { name: this.eventName(metadata.name), namespace },
-        involvedObject,
-        reason: fields.reason,
-        message: fields.message,
-        type: fields.type,
-        source: { component },
-        count: fields.count,
-        firstTimestamp: entry.firstTimestamp,
-        lastTimestamp: fields.now,
-      });
+      entry.event = kept(
+        await client.create({
+          apiVersion: 'v1',
+          kind: 'Event',
+          metadata: { name: this.eventName(metadata.name), namespace },
+          involvedObject,
+          reason: fields.reason,
+          message: fields.message,
+          type: fields.type,
+          source: { component },
+          count: fields.count,
+          firstTimestamp: entry.firstTimestamp,
+          lastTimestamp: fields.now,
+        }),
+      );
     } catch (error) {
       log.warn(
         {
@@ -163,6 +167,17 @@ export class KubeEventRecorder implements EventRecorder {
     }
     this.recorded.set(key, entry);
   }
+}
+
+/**
+ * The Event as remembered for its next count: without managedFields, which an update that
+ * omits them leaves as they are, and which were most of the memory of thousands of Events.
+ */
+function kept(event: KubeObject): KubeObject {
+  if (!('managedFields' in event.metadata)) return event;
+  const metadata = { ...event.metadata };
+  delete metadata['managedFields'];
+  return { ...event, metadata };
 }
 
 /** Starts anywhere, so that a restarted process does not repeat the names of its predecessor. */
