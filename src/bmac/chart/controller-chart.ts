@@ -155,6 +155,9 @@ export class ControllerChart extends Chart {
         {
           name: 'controller',
           image: token('image'),
+          // The image's ENTRYPOINT is the Argo CD plugin's server (argocd-cmp-server); the same
+          // image serves the controller through the siteforge command on its PATH.
+          command: ['siteforge'],
           args: [
             'controller',
             `--mode=${token('mode')}`,

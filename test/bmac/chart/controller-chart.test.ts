@@ -36,6 +36,7 @@ interface Obj {
 interface Container {
   image: string;
   imagePullPolicy: string;
+  command?: string[];
   args: string[];
   ports: { name: string; containerPort: number }[];
   volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[];
@@ -160,6 +161,8 @@ describe('Helm chart siteforge-controller', () => {
     const container = spec.template.spec.containers[0]!;
     expect(container.image).toBe('quay.io/siteforge/siteforge:latest');
     expect(container.imagePullPolicy).toBe('IfNotPresent');
+    // The image's ENTRYPOINT is argocd-cmp-server: without a command the pod would run that.
+    expect(container.command).toEqual(['siteforge']);
     expect(container.args).toEqual([
       'controller',
       '--mode=auto',
