@@ -94,7 +94,8 @@ export const Permissions = {
   ],
   /** SiteForge's own Redfish host provisioner (redfish mode). */
   redfishHost: [
-    rule(Gvk.BareMetalHost, [...CACHED, Verb.Update]),
+    // The boot checkpoint re-reads the host live (getLive) before a BMC operation.
+    rule(Gvk.BareMetalHost, [Verb.Get, ...CACHED, Verb.Update]),
     rule(Gvk.BareMetalHost, [Verb.Update], 'status'),
     // An Agent's changes wake its host.
     rule(Gvk.Agent, CACHED),
@@ -103,7 +104,8 @@ export const Permissions = {
   ],
   /** The runtime: Events, leader election, and mode detection at start-up. */
   runtime: [
-    rule(Gvk.Event, [Verb.Create, Verb.Patch]),
+    // A repeated Event is counted by an update of the one already written.
+    rule(Gvk.Event, [Verb.Create, Verb.Update, Verb.Patch]),
     rule(Gvk.Lease, [Verb.Get, Verb.Create, Verb.Update]),
     // --mode auto looks for the Bare Metal Operator's Deployment by name, then by label.
     rule(Gvk.Deployment, [Verb.Get, Verb.List]),
