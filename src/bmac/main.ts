@@ -177,7 +177,8 @@ export async function runController(
       metrics.apiRequest(verb, status);
     },
   });
-  const imageServer = mode === ControllerMode.Redfish ? await startImages(options, log) : undefined;
+  const imageServer =
+    mode === ControllerMode.Redfish ? await startImages(options, env, log) : undefined;
   const manager = new Manager({
     client,
     log,
@@ -228,8 +229,38 @@ export async function runController(
   return 0;
 }
 
+/** Hosts that listen on every interface: no address a BMC could be given. */
+const WILDCARD_HOSTS = new Set(['', '0.0.0.0', '::', '[::]']);
+
+/**
+ * The base URL BMCs are given for the image server: --image-server-url; else, when it listens
+ * on every interface, the pod's own address ($POD_IP, from the downward API); else its
+ * listening address.
+ * @returns undefined for the listening address
+ * @throws UsageError when it listens on every interface and neither is set
+ */
+export function imageServerPublicUrl(
+  options: Pick<ControllerOptions, 'imageServerUrl' | 'imageServerBindAddress'>,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (options.imageServerUrl !== undefined) return options.imageServerUrl.replace(/\/+$/, '');
+  const { host, port } = options.imageServerBindAddress;
+  if (!WILDCARD_HOSTS.has(host)) return undefined;
+  const podIp = env['POD_IP']?.trim();
+  if (podIp === undefined || podIp === '')
+    throw new UsageError(
+      `the image server listens on every interface (--image-server-bind-address :${String(port)}), which is no address a BMC can reach: pass --image-server-url URL (or set POD_IP to the pod's address)`,
+    );
+  return `http://${podIp.includes(':') ? `[${podIp}]` : podIp}:${String(port)}`;
+}
+
 /** Starts the image server of redfish mode. */
-async function startImages(options: ControllerOptions, log: Logger): Promise<ImageServer> {
+async function startImages(
+  options: ControllerOptions,
+  env: Readonly<Record<string, string | undefined>>,
+  log: Logger,
+): Promise<ImageServer> {
+  const publicUrl = imageServerPublicUrl(options, env);
   const key = imageServerKey(options, log);
   const { host, port } = options.imageServerBindAddress;
   const server = await startImageServer({
@@ -237,14 +268,9 @@ async function startImages(options: ControllerOptions, log: Logger): Promise<Ima
     key,
     host: host === '' ? '::' : host,
     port,
-    ...(options.imageServerUrl !== undefined && {
-      publicOrigin: options.imageServerUrl.replace(/\/+$/, ''),
-    }),
+    ...(publicUrl !== undefined && { publicOrigin: publicUrl }),
   });
-  log.info(
-    { listening: server.origin, url: options.imageServerUrl ?? server.origin },
-    'image server up',
-  );
+  log.info({ listening: server.origin, url: publicUrl ?? server.origin }, 'image server up');
   return server;
 }
 

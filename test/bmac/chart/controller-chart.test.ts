@@ -38,6 +38,7 @@ interface Container {
   imagePullPolicy: string;
   command?: string[];
   args: string[];
+  env: { name: string; valueFrom?: unknown }[];
   ports: { name: string; containerPort: number }[];
   volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[];
 }
@@ -163,6 +164,11 @@ describe('Helm chart siteforge-controller', () => {
     expect(container.imagePullPolicy).toBe('IfNotPresent');
     // The image's ENTRYPOINT is argocd-cmp-server: without a command the pod would run that.
     expect(container.command).toEqual(['siteforge']);
+    // Without imageServerUrl, BMCs are given the pod's address.
+    expect(container.env).toContainEqual({
+      name: 'POD_IP',
+      valueFrom: { fieldRef: { fieldPath: 'status.podIP' } },
+    });
     expect(container.args).toEqual([
       'controller',
       '--mode=auto',
