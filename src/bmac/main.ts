@@ -15,7 +15,7 @@ import {
   ClientNodeRuntimeKubeClient,
 } from '../kube/index.js';
 import type { KubeClient } from '../kube/index.js';
-import { UsageError } from '../shared/errors.js';
+import { SiteForgeError, UsageError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import type { Logger } from '../shared/logger.js';
 import { controllersFor } from './controllers.js';
@@ -206,7 +206,14 @@ export async function runController(
     { controllers: controllers.map((c) => c.name), namespaces: options.namespaces },
     `${String(controllers.length)} controllers for mode ${mode}`,
   );
-  const probes = await startProbes(options, manager, metrics, log);
+  let probes: ProbeServer[];
+  try {
+    probes = await startProbes(options, manager, metrics, log);
+  } catch (err) {
+    // Nothing half-started stays behind a failed start.
+    await imageServer?.stop();
+    throw err;
+  }
 
   elector?.start();
   manager.start();
@@ -263,13 +270,15 @@ async function startImages(
   const publicUrl = imageServerPublicUrl(options, env);
   const key = imageServerKey(options, log);
   const { host, port } = options.imageServerBindAddress;
-  const server = await startImageServer({
-    cacheDir: options.imageCacheDir ?? join(tmpdir(), 'siteforge-images'),
-    key,
-    host: host === '' ? '::' : host,
-    port,
-    ...(publicUrl !== undefined && { publicOrigin: publicUrl }),
-  });
+  const server = await listening(options.imageServerBindAddress, 'the image server', () =>
+    startImageServer({
+      cacheDir: options.imageCacheDir ?? join(tmpdir(), 'siteforge-images'),
+      key,
+      host: host === '' ? '::' : host,
+      port,
+      ...(publicUrl !== undefined && { publicOrigin: publicUrl }),
+    }),
+  );
   log.info({ listening: server.origin, url: publicUrl ?? server.origin }, 'image server up');
   return server;
 }
@@ -332,17 +341,69 @@ async function startProbes(
     (a, i) => addresses.findIndex((b) => b.host === a.host && b.port === a.port) === i,
   );
   const servers: ProbeServer[] = [];
-  for (const { host, port } of distinct) {
+  for (const address of distinct) {
     const server = new ProbeServer({
-      host: host === '' ? '::' : host,
-      port,
+      host: address.host === '' ? '::' : address.host,
+      port: address.port,
       readiness: () => manager.readiness(),
       metrics,
     });
-    log.info({ url: await server.listen() }, 'serving /healthz, /readyz and /metrics');
+    const serves = [
+      ...(same(address, options.healthProbeBindAddress) ? ['/healthz', '/readyz'] : []),
+      ...(same(address, options.metricsBindAddress) ? ['/metrics'] : []),
+    ];
+    const what =
+      serves.length === 1 ? serves[0]! : `${serves.slice(0, -1).join(', ')} and ${serves.at(-1)!}`;
+    try {
+      log.info({ url: await listening(address, what, () => server.listen()) }, `serving ${what}`);
+    } catch (err) {
+      await Promise.all(servers.map((s) => s.close()));
+      throw err;
+    }
     servers.push(server);
   }
   return servers;
+}
+
+function same(a: BindAddress, b: BindAddress | undefined): boolean {
+  return a.host === b?.host && a.port === b.port;
+}
+
+/** Why a server could not listen, by Node's error code. */
+const LISTEN_FAILURES: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'address already in use',
+  EACCES: 'permission denied',
+  EADDRNOTAVAIL: 'no such address on this machine',
+  ENOTFOUND: 'no such host',
+};
+
+/** A server that could not listen: one clear line, not a bug report. */
+export class ListenError extends SiteForgeError {
+  constructor(message: string, cause: unknown) {
+    super('LISTEN_FAILED', message, { cause });
+  }
+}
+
+/**
+ * Starts a server, turning a failure to listen into a ListenError such as
+ * `cannot listen on 127.0.0.1:8080 for /metrics: address already in use`.
+ */
+export async function listening<T>(
+  address: BindAddress,
+  what: string,
+  start: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    const why = LISTEN_FAILURES[(err as NodeJS.ErrnoException).code ?? ''];
+    if (why === undefined) throw err;
+    const host = address.host.includes(':') ? `[${address.host}]` : address.host;
+    throw new ListenError(
+      `cannot listen on ${host}:${String(address.port)} for ${what}: ${why}`,
+      err,
+    );
+  }
 }
 
 function isStoppable(controller: Controller): controller is Controller & { stop(): Promise<void> } {

@@ -1,9 +1,61 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseControllerArgs } from '../../src/plugins/cli/controller-command.js';
 import { runCli } from '../../src/plugins/cli/main.js';
+
+/** A kubeconfig whose API server refuses connections. */
+function goneKubeconfig(): string {
+  const kubeconfig = join(mkdtempSync(join(tmpdir(), 'siteforge-controller-')), 'kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters: [{name: gone, cluster: {server: "https://127.0.0.1:1"}}]',
+      'users: [{name: u, user: {token: not-a-real-token}}]',
+      'contexts: [{name: gone, context: {cluster: gone, user: u}}]',
+      'current-context: gone',
+      '',
+    ].join('\n'),
+  );
+  return kubeconfig;
+}
+
+/** Listens on `port` of loopback until `close`; rejects when it is taken. */
+async function occupyPort(port: number): Promise<{ close: () => Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  return {
+    close: () =>
+      new Promise((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
+  };
+}
+
+/** Listens on a free loopback port until `close`. */
+async function occupy(): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
+  };
+}
 
 async function cli(args: string[]) {
   let stdout = '';
@@ -201,5 +253,34 @@ describe('siteforge controller arguments', () => {
     expect(stderr).toBe(
       'siteforge: cannot reach the API server at https://127.0.0.1:1: ECONNREFUSED\n',
     );
+  });
+
+  it('says which port is busy and exits 1, leaving nothing listening', async () => {
+    const busy = await occupy();
+    // A free port for the image server, which starts before the busy one fails.
+    const free = await occupy();
+    await free.close();
+    try {
+      const { status, stderr } = await cli([
+        'controller',
+        '--kubeconfig',
+        goneKubeconfig(),
+        '--mode=redfish',
+        '--leader-elect=false',
+        '--log-level=fatal',
+        `--image-server-bind-address=127.0.0.1:${String(free.port)}`,
+        `--image-cache-dir=${mkdtempSync(join(tmpdir(), 'siteforge-images-'))}`,
+        '--health-probe-bind-address=0',
+        `--metrics-bind-address=127.0.0.1:${String(busy.port)}`,
+      ]);
+      expect(status).toBe(1);
+      expect(stderr).toBe(
+        `siteforge: cannot listen on 127.0.0.1:${String(busy.port)} for /metrics: address already in use\n`,
+      );
+      // The image server that had started was stopped: its port is free again.
+      await (await occupyPort(free.port)).close();
+    } finally {
+      await busy.close();
+    }
   });
 });
