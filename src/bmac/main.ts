@@ -5,7 +5,7 @@
  * acting and releases the Lease so a standby takes over at once.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
@@ -15,6 +15,8 @@ import {
   ClientNodeRuntimeKubeClient,
 } from '../kube/index.js';
 import type { KubeClient } from '../kube/index.js';
+import { KubeApiError } from '../kube/errors.js';
+import { Gvk } from './api.js';
 import { SiteForgeError, UsageError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import type { Logger } from '../shared/logger.js';
@@ -137,6 +139,9 @@ export async function runController(
   });
   const leaseNamespace = options.leaderElect ? leaderElectionNamespace(options, env) : undefined;
 
+  if (options.kubeconfig !== undefined && !existsSync(options.kubeconfig))
+    throw new UsageError(`--kubeconfig ${options.kubeconfig}: no such file`);
+
   const kube = ClientNodeKubeClient.fromKubeconfig(
     options.kubeconfig === undefined ? {} : { kubeconfig: options.kubeconfig },
   );
@@ -215,6 +220,16 @@ export async function runController(
     throw err;
   }
 
+  try {
+    await checkAccess(kube, options, leaseNamespace);
+  } catch (err) {
+    await Promise.all([
+      ...probes.map((p) => p.close()),
+      ...(imageServer ? [imageServer.stop()] : []),
+    ]);
+    throw err;
+  }
+
   elector?.start();
   manager.start();
   // The runtime's timers do not hold the process up; this does, until the stop.
@@ -259,6 +274,50 @@ export function imageServerPublicUrl(
       `the image server listens on every interface (--image-server-bind-address :${String(port)}), which is no address a BMC can reach: pass --image-server-url URL (or set POD_IP to the pod's address)`,
     );
   return `http://${podIp.includes(':') ? `[${podIp}]` : podIp}:${String(port)}`;
+}
+
+/** The hub refused a request the controller needs: exit 1, with what to grant. */
+export class AccessDeniedError extends SiteForgeError {
+  constructor(message: string) {
+    super('KUBE_FORBIDDEN', message);
+  }
+}
+
+/**
+ * Before anything acts: one list of BareMetalHosts (in the first --namespace, else all) and, with
+ * leader election, a get of the Lease, so an unreachable hub or a ServiceAccount without the
+ * chart's ClusterRole fails the start instead of retrying forbidden watches forever.
+ * @throws KubeUnreachableError; AccessDeniedError on a 403
+ */
+async function checkAccess(
+  kube: KubeClient,
+  options: ControllerOptions,
+  leaseNamespace: string | undefined,
+): Promise<void> {
+  const namespace = options.namespaces[0];
+  const checks: { what: string; run: () => Promise<unknown> }[] = [
+    {
+      what: `list baremetalhosts.metal3.io ${namespace === undefined ? 'in every namespace' : `in namespace ${namespace}`}`,
+      run: () => kube.list(Gvk.BareMetalHost, namespace === undefined ? {} : { namespace }),
+    },
+  ];
+  if (leaseNamespace !== undefined)
+    checks.push({
+      what: `get leases.coordination.k8s.io in namespace ${leaseNamespace}`,
+      run: () =>
+        kube.get({ ...Gvk.Lease, namespace: leaseNamespace, name: options.leaderElectionId }),
+    });
+  for (const { what, run } of checks) {
+    try {
+      await run();
+    } catch (err) {
+      if (err instanceof KubeApiError && err.status === 403)
+        throw new AccessDeniedError(
+          `the hub refuses to let the controller ${what}: bind its ServiceAccount to the ClusterRole of charts/siteforge-controller (generated from src/bmac/permissions.ts)`,
+        );
+      throw err;
+    }
+  }
 }
 
 /** Starts the image server of redfish mode. */
