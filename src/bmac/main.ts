@@ -5,7 +5,7 @@
  * acting and releases the Lease so a standby takes over at once.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
@@ -15,7 +15,9 @@ import {
   ClientNodeRuntimeKubeClient,
 } from '../kube/index.js';
 import type { KubeClient } from '../kube/index.js';
-import { UsageError } from '../shared/errors.js';
+import { KubeApiError } from '../kube/errors.js';
+import { Gvk } from './api.js';
+import { SiteForgeError, UsageError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import type { Logger } from '../shared/logger.js';
 import { controllersFor } from './controllers.js';
@@ -145,6 +147,9 @@ export async function runController(
   // Checked before anything connects, as flags are.
   const leaseTiming = options.leaderElect ? (host.leaseTiming ?? leaseTimingOf(env)) : undefined;
 
+  if (options.kubeconfig !== undefined && !existsSync(options.kubeconfig))
+    throw new UsageError(`--kubeconfig ${options.kubeconfig}: no such file`);
+
   const kube = ClientNodeKubeClient.fromKubeconfig(
     options.kubeconfig === undefined ? {} : { kubeconfig: options.kubeconfig },
   );
@@ -185,7 +190,8 @@ export async function runController(
       metrics.apiRequest(verb, status, resource);
     },
   });
-  const imageServer = mode === ControllerMode.Redfish ? await startImages(options, log) : undefined;
+  const imageServer =
+    mode === ControllerMode.Redfish ? await startImages(options, env, log) : undefined;
   const manager = new Manager({
     client,
     log,
@@ -214,7 +220,24 @@ export async function runController(
     { controllers: controllers.map((c) => c.name), namespaces: options.namespaces },
     `${String(controllers.length)} controllers for mode ${mode}`,
   );
-  const probes = await startProbes(options, manager, metrics, log);
+  let probes: ProbeServer[];
+  try {
+    probes = await startProbes(options, manager, metrics, log);
+  } catch (err) {
+    // Nothing half-started stays behind a failed start.
+    await imageServer?.stop();
+    throw err;
+  }
+
+  try {
+    await checkAccess(kube, options, leaseNamespace);
+  } catch (err) {
+    await Promise.all([
+      ...probes.map((p) => p.close()),
+      ...(imageServer ? [imageServer.stop()] : []),
+    ]);
+    throw err;
+  }
 
   elector?.start();
   manager.start();
@@ -237,23 +260,94 @@ export async function runController(
   return 0;
 }
 
+/** Hosts that listen on every interface: no address a BMC could be given. */
+const WILDCARD_HOSTS = new Set(['', '0.0.0.0', '::', '[::]']);
+
+/**
+ * The base URL BMCs are given for the image server: --image-server-url; else, when it listens
+ * on every interface, the pod's own address ($POD_IP, from the downward API); else its
+ * listening address.
+ * @returns undefined for the listening address
+ * @throws UsageError when it listens on every interface and neither is set
+ */
+export function imageServerPublicUrl(
+  options: Pick<ControllerOptions, 'imageServerUrl' | 'imageServerBindAddress'>,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (options.imageServerUrl !== undefined) return options.imageServerUrl.replace(/\/+$/, '');
+  const { host, port } = options.imageServerBindAddress;
+  if (!WILDCARD_HOSTS.has(host)) return undefined;
+  const podIp = env['POD_IP']?.trim();
+  if (podIp === undefined || podIp === '')
+    throw new UsageError(
+      `the image server listens on every interface (--image-server-bind-address :${String(port)}), which is no address a BMC can reach: pass --image-server-url URL (or set POD_IP to the pod's address)`,
+    );
+  return `http://${podIp.includes(':') ? `[${podIp}]` : podIp}:${String(port)}`;
+}
+
+/** The hub refused a request the controller needs: exit 1, with what to grant. */
+export class AccessDeniedError extends SiteForgeError {
+  constructor(message: string) {
+    super('KUBE_FORBIDDEN', message);
+  }
+}
+
+/**
+ * Before anything acts: one list of BareMetalHosts (in the first --namespace, else all) and, with
+ * leader election, a get of the Lease, so an unreachable hub or a ServiceAccount without the
+ * chart's ClusterRole fails the start instead of retrying forbidden watches forever.
+ * @throws KubeUnreachableError; AccessDeniedError on a 403
+ */
+async function checkAccess(
+  kube: KubeClient,
+  options: ControllerOptions,
+  leaseNamespace: string | undefined,
+): Promise<void> {
+  const namespace = options.namespaces[0];
+  const checks: { what: string; run: () => Promise<unknown> }[] = [
+    {
+      what: `list baremetalhosts.metal3.io ${namespace === undefined ? 'in every namespace' : `in namespace ${namespace}`}`,
+      run: () => kube.list(Gvk.BareMetalHost, namespace === undefined ? {} : { namespace }),
+    },
+  ];
+  if (leaseNamespace !== undefined)
+    checks.push({
+      what: `get leases.coordination.k8s.io in namespace ${leaseNamespace}`,
+      run: () =>
+        kube.get({ ...Gvk.Lease, namespace: leaseNamespace, name: options.leaderElectionId }),
+    });
+  for (const { what, run } of checks) {
+    try {
+      await run();
+    } catch (err) {
+      if (err instanceof KubeApiError && err.status === 403)
+        throw new AccessDeniedError(
+          `the hub refuses to let the controller ${what}: bind its ServiceAccount to the ClusterRole of charts/siteforge-controller (generated from src/bmac/permissions.ts)`,
+        );
+      throw err;
+    }
+  }
+}
+
 /** Starts the image server of redfish mode. */
-async function startImages(options: ControllerOptions, log: Logger): Promise<ImageServer> {
+async function startImages(
+  options: ControllerOptions,
+  env: Readonly<Record<string, string | undefined>>,
+  log: Logger,
+): Promise<ImageServer> {
+  const publicUrl = imageServerPublicUrl(options, env);
   const key = imageServerKey(options, log);
   const { host, port } = options.imageServerBindAddress;
-  const server = await startImageServer({
-    cacheDir: options.imageCacheDir ?? join(tmpdir(), 'siteforge-images'),
-    key,
-    host: host === '' ? '::' : host,
-    port,
-    ...(options.imageServerUrl !== undefined && {
-      publicOrigin: options.imageServerUrl.replace(/\/+$/, ''),
+  const server = await listening(options.imageServerBindAddress, 'the image server', () =>
+    startImageServer({
+      cacheDir: options.imageCacheDir ?? join(tmpdir(), 'siteforge-images'),
+      key,
+      host: host === '' ? '::' : host,
+      port,
+      ...(publicUrl !== undefined && { publicOrigin: publicUrl }),
     }),
-  });
-  log.info(
-    { listening: server.origin, url: options.imageServerUrl ?? server.origin },
-    'image server up',
   );
+  log.info({ listening: server.origin, url: publicUrl ?? server.origin }, 'image server up');
   return server;
 }
 
@@ -315,17 +409,69 @@ async function startProbes(
     (a, i) => addresses.findIndex((b) => b.host === a.host && b.port === a.port) === i,
   );
   const servers: ProbeServer[] = [];
-  for (const { host, port } of distinct) {
+  for (const address of distinct) {
     const server = new ProbeServer({
-      host: host === '' ? '::' : host,
-      port,
+      host: address.host === '' ? '::' : address.host,
+      port: address.port,
       readiness: () => manager.readiness(),
       metrics,
     });
-    log.info({ url: await server.listen() }, 'serving /healthz, /readyz and /metrics');
+    const serves = [
+      ...(same(address, options.healthProbeBindAddress) ? ['/healthz', '/readyz'] : []),
+      ...(same(address, options.metricsBindAddress) ? ['/metrics'] : []),
+    ];
+    const what =
+      serves.length === 1 ? serves[0]! : `${serves.slice(0, -1).join(', ')} and ${serves.at(-1)!}`;
+    try {
+      log.info({ url: await listening(address, what, () => server.listen()) }, `serving ${what}`);
+    } catch (err) {
+      await Promise.all(servers.map((s) => s.close()));
+      throw err;
+    }
     servers.push(server);
   }
   return servers;
+}
+
+function same(a: BindAddress, b: BindAddress | undefined): boolean {
+  return a.host === b?.host && a.port === b.port;
+}
+
+/** Why a server could not listen, by Node's error code. */
+const LISTEN_FAILURES: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'address already in use',
+  EACCES: 'permission denied',
+  EADDRNOTAVAIL: 'no such address on this machine',
+  ENOTFOUND: 'no such host',
+};
+
+/** A server that could not listen: one clear line, not a bug report. */
+export class ListenError extends SiteForgeError {
+  constructor(message: string, cause: unknown) {
+    super('LISTEN_FAILED', message, { cause });
+  }
+}
+
+/**
+ * Starts a server, turning a failure to listen into a ListenError such as
+ * `cannot listen on 127.0.0.1:8080 for /metrics: address already in use`.
+ */
+export async function listening<T>(
+  address: BindAddress,
+  what: string,
+  start: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    const why = LISTEN_FAILURES[(err as NodeJS.ErrnoException).code ?? ''];
+    if (why === undefined) throw err;
+    const host = address.host.includes(':') ? `[${address.host}]` : address.host;
+    throw new ListenError(
+      `cannot listen on ${host}:${String(address.port)} for ${what}: ${why}`,
+      err,
+    );
+  }
 }
 
 function isStoppable(controller: Controller): controller is Controller & { stop(): Promise<void> } {

@@ -128,7 +128,7 @@ describe('objects the BMAC writes, on the real CRDs', () => {
 
   it('converged: the host with customDeploy and the delete-delay detached value; unbound: customDeploy cleared', async () => {
     const w = world(
-      { converged: true, rbac: false },
+      { converged: true },
       bmh('host-0', {
         annotations: { [`${A}/remove-agent-and-node-on-delete`]: 'true' },
         status: { provisioning: { state: 'available' } },
@@ -141,10 +141,9 @@ describe('objects the BMAC writes, on the real CRDs', () => {
     expect(w.host().spec.customDeploy).toEqual({ method: 'start_assisted_install' });
     expect(await dryRun([w.host()], ns.name)).toEqual(['BareMetalHost host-0']);
 
-    await w.cluster.updateStatus({
-      ...w.host(),
-      status: { provisioning: { state: 'provisioned' } },
-    });
+    await w.cluster.asOtherActor((c) =>
+      c.updateStatus({ ...w.host(), status: { provisioning: { state: 'provisioned' } } }),
+    );
     await w.stable();
     expect(w.host().metadata.annotations?.[BmhAnnotation.Detached]).toBe(
       '{"deleteAction":"delay"}',
@@ -152,13 +151,15 @@ describe('objects the BMAC writes, on the real CRDs', () => {
     expect(await dryRun([w.host()], ns.name)).toEqual(['BareMetalHost host-0']);
 
     const a = w.agentNamed()!;
-    await w.cluster.updateStatus({
-      ...a,
-      status: {
-        ...(a['status'] as object),
-        conditions: [{ type: 'Bound', status: 'False', reason: 'UnbindingPendingUserAction' }],
-      },
-    });
+    await w.cluster.asOtherActor((c) =>
+      c.updateStatus({
+        ...a,
+        status: {
+          ...(a['status'] as object),
+          conditions: [{ type: 'Bound', status: 'False', reason: 'UnbindingPendingUserAction' }],
+        },
+      }),
+    );
     await w.stable();
     expect(w.host().spec.customDeploy).toBeUndefined();
     expect(await dryRun([w.host()], ns.name)).toEqual(['BareMetalHost host-0']);

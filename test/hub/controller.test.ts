@@ -132,6 +132,8 @@ describe('siteforge controller on the hub', () => {
       id,
       '--metrics-bind-address=0',
       '--health-probe-bind-address=0',
+      // On loopback, so BMCs would be given its listening address.
+      '--image-server-bind-address=127.0.0.1:0',
     ]);
     const leases = ClientNodeLeaseClient.fromKubeconfig(hubKubeconfig());
     try {

@@ -1,9 +1,62 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseControllerArgs } from '../../src/plugins/cli/controller-command.js';
 import { runCli } from '../../src/plugins/cli/main.js';
+
+/** A kubeconfig whose API server refuses connections. */
+function goneKubeconfig(): string {
+  const kubeconfig = join(mkdtempSync(join(tmpdir(), 'siteforge-controller-')), 'kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters: [{name: gone, cluster: {server: "https://127.0.0.1:1"}}]',
+      'users: [{name: u, user: {token: not-a-real-token}}]',
+      'contexts: [{name: gone, context: {cluster: gone, user: u}}]',
+      'current-context: gone',
+      '',
+    ].join('\n'),
+  );
+  return kubeconfig;
+}
+
+/** Listens on `port` of loopback until `close`; rejects when it is taken. */
+async function occupyPort(port: number): Promise<{ close: () => Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  return {
+    close: () =>
+      new Promise((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
+  };
+}
+
+/** Listens on a free loopback port until `close`. */
+async function occupy(): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
+  };
+}
 
 async function cli(args: string[]) {
   let stdout = '';
@@ -208,5 +261,115 @@ describe('siteforge controller arguments', () => {
     expect(stderr).toBe(
       'siteforge: cannot reach the API server at https://127.0.0.1:1: ECONNREFUSED\n',
     );
+  });
+
+  it('says which port is busy and exits 1, leaving nothing listening', async () => {
+    const busy = await occupy();
+    // A free port for the image server, which starts before the busy one fails.
+    const free = await occupy();
+    await free.close();
+    try {
+      const { status, stderr } = await cli([
+        'controller',
+        '--kubeconfig',
+        goneKubeconfig(),
+        '--mode=redfish',
+        '--leader-elect=false',
+        '--log-level=fatal',
+        `--image-server-bind-address=127.0.0.1:${String(free.port)}`,
+        `--image-cache-dir=${mkdtempSync(join(tmpdir(), 'siteforge-images-'))}`,
+        '--health-probe-bind-address=0',
+        `--metrics-bind-address=127.0.0.1:${String(busy.port)}`,
+      ]);
+      expect(status).toBe(1);
+      expect(stderr).toBe(
+        `siteforge: cannot listen on 127.0.0.1:${String(busy.port)} for /metrics: address already in use\n`,
+      );
+      // The image server that had started was stopped: its port is free again.
+      await (await occupyPort(free.port)).close();
+    } finally {
+      await busy.close();
+    }
+  });
+
+  /** Flags that keep every server on loopback or off. */
+  const quiet = () => [
+    '--mode=redfish',
+    '--leader-elect=false',
+    '--log-level=fatal',
+    '--image-server-bind-address=127.0.0.1:0',
+    `--image-cache-dir=${mkdtempSync(join(tmpdir(), 'siteforge-images-'))}`,
+    '--health-probe-bind-address=0',
+    '--metrics-bind-address=0',
+  ];
+
+  it('calls a missing --kubeconfig file a usage error', async () => {
+    const { status, stderr } = await cli([
+      'controller',
+      '--kubeconfig',
+      '/nonexistent/kubeconfig',
+      ...quiet(),
+    ]);
+    expect(status).toBe(2);
+    expect(stderr).toMatch(/^siteforge: --kubeconfig \/nonexistent\/kubeconfig: no such file\n/);
+  });
+
+  it('exits 3 in redfish mode too when the hub does not answer', async () => {
+    const { status, stderr } = await cli([
+      'controller',
+      '--kubeconfig',
+      goneKubeconfig(),
+      ...quiet(),
+    ]);
+    expect(status).toBe(3);
+    expect(stderr).toBe(
+      'siteforge: cannot reach the API server at https://127.0.0.1:1: ECONNREFUSED\n',
+    );
+  });
+
+  it('exits 1 naming what the hub refuses and the chart’s ClusterRole', async () => {
+    // An API server that forbids everything, as one does to a ServiceAccount without roles.
+    const hub = createHttpServer((_req, res) => {
+      res.writeHead(403, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'Forbidden',
+          code: 403,
+          message: 'forbidden: User "system:serviceaccount:siteforge:edge" cannot list resource',
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => hub.listen(0, '127.0.0.1', resolve));
+    const kubeconfig = join(mkdtempSync(join(tmpdir(), 'siteforge-controller-')), 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        `clusters: [{name: h, cluster: {server: "http://127.0.0.1:${String((hub.address() as AddressInfo).port)}", insecure-skip-tls-verify: true}}]`,
+        'users: [{name: u, user: {token: not-a-real-token}}]',
+        'contexts: [{name: h, context: {cluster: h, user: u}}]',
+        'current-context: h',
+        '',
+      ].join('\n'),
+    );
+    try {
+      const { status, stderr } = await cli([
+        'controller',
+        '--kubeconfig',
+        kubeconfig,
+        ...quiet(),
+        '--namespace=site-1',
+      ]);
+      expect(stderr).toBe(
+        'siteforge: the hub refuses to let the controller list baremetalhosts.metal3.io in namespace site-1: bind its ServiceAccount to the ClusterRole of charts/siteforge-controller (generated from src/bmac/permissions.ts)\n',
+      );
+      expect(status).toBe(1);
+    } finally {
+      await new Promise((resolve) => hub.close(resolve));
+    }
   });
 });

@@ -155,6 +155,9 @@ export class ControllerChart extends Chart {
         {
           name: 'controller',
           image: token('image'),
+          // The image's ENTRYPOINT is the Argo CD plugin's server (argocd-cmp-server); the same
+          // image serves the controller through the siteforge command on its PATH.
+          command: ['siteforge'],
           args: [
             'controller',
             `--mode=${token('mode')}`,
@@ -179,6 +182,8 @@ export class ControllerChart extends Chart {
           envVariables: {
             // Leader election: the Lease lives in the pod's namespace.
             POD_NAMESPACE: kplus.EnvValue.fromFieldRef(kplus.EnvFieldPaths.POD_NAMESPACE),
+            // Without imageServerUrl, BMCs are given the pod's own address.
+            POD_IP: kplus.EnvValue.fromFieldRef(kplus.EnvFieldPaths.POD_IP),
           },
           // The root file system is read-only; the image server's downloads go to /tmp.
           volumeMounts: [
@@ -315,7 +320,9 @@ image:
 mode: auto
 
 # The image server's base URL as BMCs reach it (a Route, Ingress or load balancer in front of
-# the <release>-images Service), e.g. https://images.hub.example.com. Empty: its pod address.
+# the <release>-images Service), e.g. https://images.hub.example.com. Empty: BMCs are given
+# http://<pod IP>:8082 (POD_IP from the downward API), which changes whenever the pod is
+# replaced and only works when the BMCs can route to pod addresses.
 imageServerUrl: ""
 
 # Namespaces whose objects the controllers reconcile; empty for all.

@@ -36,8 +36,9 @@ Options:
                           name of the Lease (default siteforge-controller)
   --image-server-bind-address HOST:PORT
                           where the image server listens (default :8082)
-  --image-server-url URL  base URL at which BMCs reach the image server
-                          (default: its listening address)
+  --image-server-url URL  base URL at which BMCs reach the image server (default: its
+                          listening address; listening on every interface, http://$POD_IP:PORT,
+                          and without POD_IP the controller refuses to start)
   --image-cache-dir DIR   where the image server keeps downloaded images
                           (default: $TMPDIR/siteforge-images)
   --image-server-key-file FILE

@@ -36,7 +36,9 @@ interface Obj {
 interface Container {
   image: string;
   imagePullPolicy: string;
+  command?: string[];
   args: string[];
+  env: { name: string; valueFrom?: unknown }[];
   ports: { name: string; containerPort: number }[];
   volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[];
 }
@@ -160,6 +162,13 @@ describe('Helm chart siteforge-controller', () => {
     const container = spec.template.spec.containers[0]!;
     expect(container.image).toBe('quay.io/siteforge/siteforge:latest');
     expect(container.imagePullPolicy).toBe('IfNotPresent');
+    // The image's ENTRYPOINT is argocd-cmp-server: without a command the pod would run that.
+    expect(container.command).toEqual(['siteforge']);
+    // Without imageServerUrl, BMCs are given the pod's address.
+    expect(container.env).toContainEqual({
+      name: 'POD_IP',
+      valueFrom: { fieldRef: { fieldPath: 'status.podIP' } },
+    });
     expect(container.args).toEqual([
       'controller',
       '--mode=auto',

@@ -259,7 +259,7 @@ describe('BMAC copies the host annotations to the Agent spec', () => {
 
   it('refreshes the fencing Secret when the BMC password changes, with verification Disabled as the host says', async () => {
     const w = world(
-      { rbac: false },
+      {},
       bmh('host-0', {
         finalizers: [Finalizer.Bmac],
         annotations: { [`${A}/create-fencing-credentials-secret`]: 'true' },
@@ -278,18 +278,21 @@ describe('BMAC copies the host annotations to the Agent spec', () => {
       secret('bmc', { username: 'root', password: 'old' }),
     );
     await w.stable();
-    const bmc = (await w.cluster.getLive({ ...Gvk.Secret, namespace: NS, name: 'bmc' }))!;
-    await w.cluster.update({
-      ...bmc,
-      data: { ...(bmc['data'] as object), password: Buffer.from('new').toString('base64') },
-    });
+    // The user changes the password.
+    const bmc = w.cluster.peek({ ...Gvk.Secret, namespace: NS, name: 'bmc' })!;
+    await w.cluster.asOtherActor((c) =>
+      c.update({
+        ...bmc,
+        data: { ...(bmc['data'] as object), password: Buffer.from('new').toString('base64') },
+      }),
+    );
     // The BMAC does not watch Secrets: the next event on the host or its Agent brings it in.
     await w.stable();
-    const fencing = (await w.cluster.getLive({
+    const fencing = w.cluster.peek({
       ...Gvk.Secret,
       namespace: NS,
       name: 'agent-0-fencing-credentials',
-    }))!;
+    })!;
     const data = fencing['data'] as Record<string, string>;
     expect(Buffer.from(data['password']!, 'base64').toString()).toBe('new');
     expect(Buffer.from(data['certificateVerification']!, 'base64').toString()).toBe('Disabled');

@@ -244,7 +244,9 @@ describe('BMAC boots an unbound host back into discovery (UnbindingPendingUserAc
     );
     // Not detached again at stage Done while the unbind is pending; once BMO has the host
     // ready, the ISO is set again.
-    await w.cluster.updateStatus({ ...h, status: { provisioning: { state: 'ready' } } });
+    await w.cluster.asOtherActor((c) =>
+      c.updateStatus({ ...h, status: { provisioning: { state: 'ready' } } }),
+    );
     await w.stable();
     expect(w.host().metadata.annotations?.[DETACHED]).toBeUndefined();
     expect(w.host().spec.image).toEqual({ url: ISO_URL, format: 'live-iso' });

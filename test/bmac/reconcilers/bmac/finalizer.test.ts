@@ -180,7 +180,9 @@ describe('BMAC on host deletion', () => {
     expect(w.agentNamed()).toBeDefined();
 
     // BMO deprovisions, then moves the host to deleting.
-    await w.cluster.updateStatus({ ...host, status: { provisioning: { state: 'deleting' } } });
+    await w.cluster.asOtherActor((c) =>
+      c.updateStatus({ ...host, status: { provisioning: { state: 'deleting' } } }),
+    );
     await w.stable();
     expect(w.agentNamed()).toBeUndefined();
     expect(w.host()).toBeUndefined();

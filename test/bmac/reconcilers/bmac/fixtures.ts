@@ -159,16 +159,12 @@ export function clusterDeployment(installed: boolean, name = 'spoke'): KubeObjec
 }
 
 /**
- * The controller and a cluster seeded with `objects`, on a fake clock. `rbac: false` lifts the
- * chart's rules, for tests that also write as BMO or the agent controller would.
+ * The controller and a cluster seeded with `objects`, on a fake clock, with exactly the
+ * permissions the chart grants (tests writing as BMO or a user go through asOtherActor).
  */
-export function world(
-  { rbac = true, ...options }: Partial<BmacOptions> & { rbac?: boolean } = {},
-  ...objects: KubeObject[]
-) {
+export function world(options: Partial<BmacOptions> = {}, ...objects: KubeObject[]) {
   const clock = fakeClock();
-  // With exactly the permissions the chart grants, unless the test plays other actors too.
-  const cluster = new FakeCluster(clock, rbac ? { rules: chartRules() } : {}).seed(...objects);
+  const cluster = new FakeCluster(clock, { rules: chartRules() }).seed(...objects);
   const controller = createBmacController({ converged: false, ...options });
   const request = { namespace: NS, name: 'host-0' };
   return {

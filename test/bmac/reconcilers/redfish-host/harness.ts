@@ -28,6 +28,7 @@ import type { KubeObject } from '../../../../src/kube/index.js';
 import { KubeApiError } from '../../../../src/kube/errors.js';
 import { createLogger } from '../../../../src/shared/logger.js';
 import { FakeCluster } from '../../../fakes/fake-cluster.js';
+import { chartRules } from '../../../support/chart-rules.js';
 
 export const NS = 'site-1';
 /** The InfraEnv ISO URL as assisted's image service writes it: long, with a token. */
@@ -66,7 +67,11 @@ export interface HarnessOptions extends Partial<RedfishHostControllerOptions> {
 /** The world of one test. */
 export class Harness {
   now = Date.parse('2026-11-25T10:00:00Z');
-  readonly cluster = new FakeCluster({ now: () => this.now, sleep: () => Promise.resolve() });
+  /** With exactly the permissions the chart grants the controller. */
+  readonly cluster = new FakeCluster(
+    { now: () => this.now, sleep: () => Promise.resolve() },
+    { rules: chartRules() },
+  );
   readonly bmcs = new Map<string, SimulatedBmc>();
   readonly images = fakeImageUrls();
   readonly logLines: string[] = [];
@@ -171,7 +176,7 @@ export class Harness {
   }
 
   bmh(name: string): KubeObject | undefined {
-    return this.cluster.get({ ...Gvk.BareMetalHost, namespace: NS, name });
+    return this.cluster.peek({ ...Gvk.BareMetalHost, namespace: NS, name });
   }
 
   status(name: string): BmhStatus {
@@ -180,7 +185,7 @@ export class Harness {
 
   /** Changes a BMH as a user or the BMAC would (metadata and spec). */
   async edit(name: string, change: (bmh: KubeObject) => KubeObject): Promise<void> {
-    await this.cluster.update(change(this.bmh(name)!));
+    await this.cluster.asOtherActor((c) => c.update(change(this.bmh(name)!)));
   }
 
   /**

@@ -91,7 +91,7 @@ describe('a provisioned host handed over', () => {
       expect(h.status('host-0').operationalStatus).toBe('detached');
 
       // Deleting a host running its installed system leaves its power alone.
-      await h.cluster.delete(bmhRef);
+      await h.cluster.asOtherActor((c) => c.delete(bmhRef));
       await h.settle(['host-0']);
       expect(h.bmh('host-0')).toBeUndefined();
       expect(after()).toEqual(['eject CD1']);
@@ -152,7 +152,7 @@ describe('annotations BMO honours', () => {
     await provisioned(h);
     await annotate('host-0', 'baremetalhost.metal3.io/detached', '{"deleteAction":"delay"}');
     await h.settle(['host-0']);
-    await h.cluster.delete(bmhRef);
+    await h.cluster.asOtherActor((c) => c.delete(bmhRef));
     await h.settle(['host-0']);
     expect(hasFinalizer(h.bmh('host-0'))).toBe(true);
     await annotate('host-0', 'baremetalhost.metal3.io/detached', undefined);
@@ -177,7 +177,7 @@ describe('deleting a host', () => {
       return update(object);
     };
 
-    await h.cluster.delete(bmhRef);
+    await h.cluster.asOtherActor((c) => c.delete(bmhRef));
     await h.settle(['host-0']);
 
     expect(h.bmh('host-0')).toBeUndefined();
@@ -200,7 +200,7 @@ describe('deleting a host', () => {
     expect(h.controller.operations.pending(requestKey({ namespace: NS, name: 'host-0' }))).toBe(
       'provision',
     );
-    await h.cluster.delete(bmhRef);
+    await h.cluster.asOtherActor((c) => c.delete(bmhRef));
     await h.settle(['host-0']);
 
     expect(h.bmh('host-0')).toBeUndefined();
@@ -220,7 +220,7 @@ describe('deleting a host', () => {
     await bmc.stop();
     await h.settle(['host-0']);
     expect(h.status('host-0').provisioning.state).toBe('registering');
-    await h.cluster.delete(bmhRef);
+    await h.cluster.asOtherActor((c) => c.delete(bmhRef));
     await h.settle(['host-0']);
     expect(h.bmh('host-0')).toBeUndefined();
   });
@@ -229,7 +229,7 @@ describe('deleting a host', () => {
     h = new Harness();
     const { bmc } = await provisioned(h);
     bmc.script({ method: 'POST', path: /Reset/, times: 1_000, action: { status: 500 } });
-    await h.cluster.delete(bmhRef);
+    await h.cluster.asOtherActor((c) => c.delete(bmhRef));
     for (let i = 0; i < 6 && h.bmh('host-0'); i++) {
       await h.settle(['host-0']);
       h.now += 900_000;

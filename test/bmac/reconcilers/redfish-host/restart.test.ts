@@ -188,7 +188,7 @@ describe('a controller restarted with a recorded intent', () => {
     });
     recordIntent(h, 'deprovisioning', true);
     await h.settle(['host-0']);
-    expect(h.cluster.get({ ...Gvk.BareMetalHost, namespace: NS, name: 'host-0' })).toBeUndefined();
+    expect(h.cluster.peek({ ...Gvk.BareMetalHost, namespace: NS, name: 'host-0' })).toBeUndefined();
     expect(hostEvents(bmc)).toEqual(['eject CD1']);
   });
 });

@@ -52,7 +52,9 @@ describe('every status the controller writes', () => {
       },
     }));
     await h.settle(names);
-    await h.cluster.delete({ ...Gvk.BareMetalHost, namespace: NS, name: 'host-2' });
+    await h.cluster.asOtherActor((c) =>
+      c.delete({ ...Gvk.BareMetalHost, namespace: NS, name: 'host-2' }),
+    );
     await h.settle(names);
 
     const validate = statusValidator();
