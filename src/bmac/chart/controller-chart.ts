@@ -343,10 +343,10 @@ ironic:
   agentImage: ""
 
 # Reconciles at once per controller.
-workers: 4
+workers: 16
 
 # Writes toward the API server: per second, and at once before qps applies.
 kubeApi:
-  qps: 100
-  burst: 200
+  qps: 500
+  burst: 1000
 `;

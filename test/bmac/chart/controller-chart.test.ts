@@ -94,7 +94,7 @@ const FIXED_ARGS = [
 ];
 
 /** The flags of values with defaults, as values.yaml sets them. */
-const DEFAULT_TUNING_ARGS = ['--workers=4', '--kube-api-qps=100', '--kube-api-burst=200'];
+const DEFAULT_TUNING_ARGS = ['--workers=16', '--kube-api-qps=500', '--kube-api-burst=1000'];
 
 /** The controller's container in the rendered objects. */
 const containerOf = (objects: Obj[]): Container =>
@@ -353,9 +353,10 @@ describe('Helm chart siteforge-controller', () => {
       leaderElectionId: 'edge',
       imageServerBindAddress: { host: '', port: 8082 },
       imageServerKeyFile: `${IMAGE_KEY_DIR}/${IMAGE_KEY_FILE}`,
-      workers: 4,
-      kubeApiQps: 100,
-      kubeApiBurst: 200,
+      workers: 16,
+      kubeApiQps: 500,
+      kubeApiBurst: 1000,
+      maxConcurrentBmcOperations: 256,
       logLevel: 'info',
     });
 
