@@ -184,7 +184,9 @@ export function metricSum(text: string, name: string): number {
 /** Stops a controller: SIGTERM, then SIGKILL if it has not exited within 20 s. */
 export async function stopController(controller: ControllerProcess): Promise<void> {
   controller.kill('SIGTERM');
-  const timer = setTimeout(() => { controller.kill('SIGKILL'); }, 20_000);
+  const timer = setTimeout(() => {
+    controller.kill('SIGKILL');
+  }, 20_000);
   await controller.exited;
   clearTimeout(timer);
 }
