@@ -26,7 +26,10 @@ const BOOT_DEADLINE_MS = Number(process.env.BENCH_CONTROLLER_DEADLINE_S ?? 600) 
 // Extra arguments of the controller (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` go to node itself
 // when given in BENCH_CONTROLLER_NODE_ARGS), and a breakdown of API requests by verb and resource.
 const EXTRA_ARGS = (process.env.BENCH_CONTROLLER_ARGS ?? '').split(' ').filter((a) => a !== '');
-const NODE_ARGS = (process.env.BENCH_CONTROLLER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+// By default node runs with the heap limit the chart sets (values.yaml heapLimitMb).
+const NODE_ARGS = (process.env.BENCH_CONTROLLER_NODE_ARGS ?? '--max-old-space-size=320')
+  .split(' ')
+  .filter((a) => a !== '');
 const VERBOSE = process.env.BENCH_CONTROLLER_VERBOSE === '1';
 
 if (process.argv[2] === '--fleet') {
@@ -305,7 +308,7 @@ export async function runControllerBench() {
   const hubModule = await import('../scripts/hub/hub.mjs');
   const kube = await import(new URL('kube/index.js', build).href);
   console.log(
-    `\nsiteforge controller --mode redfish on a loopback hub, N simulated BMCs answering at once (the sites are created first; times from the controller's start; steady state over ${STEADY_WINDOW_S} s)`,
+    `\nsiteforge controller --mode redfish on a loopback hub, N simulated BMCs answering at once (the sites are created first; times from the controller's start; steady state over ${STEADY_WINDOW_S} s; node ${NODE_ARGS.join(' ') || '(no options)'}, as the chart runs it)`,
   );
   console.log(
     'hosts  create   booted  boot time  reconciles/host  api req/host  peak RSS  CPU s   steady req/min',

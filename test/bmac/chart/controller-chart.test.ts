@@ -38,7 +38,7 @@ interface Container {
   imagePullPolicy: string;
   command?: string[];
   args: string[];
-  env: { name: string; valueFrom?: unknown }[];
+  env: { name: string; value?: string; valueFrom?: unknown }[];
   ports: { name: string; containerPort: number }[];
   volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[];
 }
@@ -233,6 +233,7 @@ describe('Helm chart siteforge-controller', () => {
       unknown
     >;
     expect(Object.keys(values).sort()).toEqual([
+      'heapLimitMb',
       'image',
       'imageServer',
       'imageServerUrl',
@@ -253,6 +254,13 @@ describe('Helm chart siteforge-controller', () => {
     const readme = readFileSync(join(chartDir, 'README.md'), 'utf8');
     const documented = [...readme.matchAll(/^\| `([^`]+)`/gm)].map((m) => m[1]);
     expect(documented.sort()).toEqual(leafPaths(values).sort());
+  });
+
+  it('caps the V8 heap of the controller at heapLimitMb (320 MB unless set)', () => {
+    const heap = (objects: Obj[]): string | undefined =>
+      containerOf(objects).env.find((e) => e.name === 'NODE_OPTIONS')?.value;
+    expect(heap(helmTemplate())).toBe('--max-old-space-size=320');
+    expect(heap(helmTemplate('--set', 'heapLimitMb=768'))).toBe('--max-old-space-size=768');
   });
 
   it('passes the workers and the API request limits from values', () => {
