@@ -46,7 +46,7 @@ const HEALTHY: Host[] = [
   { name: 'supermicro', personality: SUPERMICRO },
   { name: 'xcc', personality: LENOVO_XCC },
   // Sessions end 300 ms after their last use: every power poll logs in again.
-  { name: 'expiring', personality: ASYNC_TASKS, sessionTtlMs: 300 },
+  { name: 'expiring', personality: ASYNC_TASKS, sessionTtlMs: 100 },
 ];
 const FAULTY: Host = { name: 'faulty', personality: GENERIC };
 const DEAD: Host = { name: 'dead', personality: GENERIC };
