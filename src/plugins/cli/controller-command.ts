@@ -151,10 +151,7 @@ export function parseControllerArgs(
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`);
   // Reconciles wait on the API server, not the CPU: at 4, passes queued behind each other's
   // writes for most of a fleet's boot.
-  const workersText = values.get('--workers') ?? '16';
-  const workers = /^[0-9]{1,4}$/.test(workersText) ? Number(workersText) : NaN;
-  if (!(workers >= 1 && workers <= 1000))
-    throw new UsageError(`--workers must be a whole number from 1 to 1000, not "${workersText}"`);
+  const workers = wholeNumber(values, '--workers', 16, 1, 1000);
   // ~11 writes per booted host: 100 a second held 3,500 hosts for six minutes. The API server
   // protects itself (priority and fairness); controller-runtime dropped its client-side limit.
   const kubeApiQps = wholeNumber(values, '--kube-api-qps', 500, 1, 100_000);
