@@ -85,8 +85,12 @@ export interface DiscoveryIgnitionInput {
   readonly ignitionConfigOverride?: string;
 }
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
+/** A JSON value. */
+type Json = null | boolean | number | string | Json[] | JsonObject;
+/** A JSON object (an Ignition config or part of one). */
+interface JsonObject {
+  [key: string]: Json;
+}
 
 /**
  * The discovery ignition of an InfraEnv, as JSON text.
@@ -243,7 +247,9 @@ function isObject(value: Json | undefined): value is JsonObject {
 function baseIgnition(input: DiscoveryIgnitionInput): JsonObject {
   const agentImage = input.agentImage ?? DEFAULT_AGENT_IMAGE;
   const proxy = input.proxy ?? {};
-  const hasProxy = Boolean(proxy.httpProxy || proxy.httpsProxy || proxy.noProxy);
+  const hasProxy = [proxy.httpProxy, proxy.httpsProxy, proxy.noProxy].some(
+    (v) => v !== undefined && v !== '',
+  );
   const ntp = (input.ntpSources ?? []).filter((s) => s !== '');
   const staticNetwork =
     (input.imageType ?? ImageType.FullIso) === ImageType.FullIso ? (input.staticNetwork ?? []) : [];

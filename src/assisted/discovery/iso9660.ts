@@ -114,19 +114,20 @@ export async function locateEmbedAreas(iso: RandomAccess): Promise<EmbedAreas> {
 }
 
 async function ignitionArea(iso: RandomAccess): Promise<EmbedArea> {
-  let info: { file: string; offset?: number; length?: number } = { file: '/images/ignition.img' };
+  let info: Record<string, unknown> = { file: 'images/ignition.img' };
   const infoFile = await findIsoFile(iso, '/coreos/igninfo.json');
   if (infoFile !== undefined)
     info = parseJson(await readIsoFile(iso, infoFile), '/coreos/igninfo.json');
-  if (typeof info.file !== 'string')
+  const name = info['file'];
+  if (typeof name !== 'string')
     throw new IsoLayoutError('/coreos/igninfo.json does not name a file');
-  const file = await findIsoFile(iso, `/${info.file}`);
+  const file = await findIsoFile(iso, `/${name}`);
   if (file === undefined)
-    throw new IsoLayoutError(`the ISO has no ignition embed area (${info.file} is missing)`);
-  const offset = info.offset ?? 0;
-  const length = info.length ?? file.length - offset;
+    throw new IsoLayoutError(`the ISO has no ignition embed area (${name} is missing)`);
+  const offset = typeof info['offset'] === 'number' ? info['offset'] : 0;
+  const length = typeof info['length'] === 'number' ? info['length'] : file.length - offset;
   if (offset < 0 || length <= 0 || offset + length > file.length)
-    throw new IsoLayoutError(`the ignition embed area lies outside ${info.file}`);
+    throw new IsoLayoutError(`the ignition embed area lies outside ${name}`);
   return { offset: file.offset + offset, length };
 }
 
@@ -134,11 +135,11 @@ async function kargAreas(iso: RandomAccess): Promise<EmbedArea[]> {
   let paths = DEFAULT_KARG_FILES;
   const infoFile = await findIsoFile(iso, '/coreos/kargs.json');
   if (infoFile !== undefined) {
-    const info = parseJson<{ files?: { path?: unknown }[] }>(
-      await readIsoFile(iso, infoFile),
-      '/coreos/kargs.json',
-    );
-    paths = (info.files ?? []).flatMap((f) => (typeof f.path === 'string' ? [f.path] : []));
+    const files = parseJson(await readIsoFile(iso, infoFile), '/coreos/kargs.json')['files'];
+    paths = (Array.isArray(files) ? (files as unknown[]) : []).flatMap((f) => {
+      const path = (f as { path?: unknown } | null)?.path;
+      return typeof path === 'string' ? [path] : [];
+    });
   }
   const areas: EmbedArea[] = [];
   for (const path of paths) {
@@ -155,9 +156,11 @@ async function kargAreas(iso: RandomAccess): Promise<EmbedArea[]> {
   return areas;
 }
 
-function parseJson<T>(bytes: Buffer, name: string): T {
+function parseJson(bytes: Buffer, name: string): Record<string, unknown> {
   try {
-    return JSON.parse(bytes.toString('utf8')) as T;
+    const value: unknown = JSON.parse(bytes.toString('utf8'));
+    if (value === null || typeof value !== 'object') throw new Error('not an object');
+    return value as Record<string, unknown>;
   } catch {
     throw new IsoLayoutError(`${name} is not JSON`);
   }
