@@ -540,6 +540,11 @@ export class HostService implements AgentApiBackend {
     };
   }
 
+  /** The cluster of a ClusterDeployment, as the cluster side knows it. */
+  clusterByDeployment(namespace: string, name: string): ClusterRecord | undefined {
+    return this.options.clusters.byDeployment(namespace, name);
+  }
+
   /** The cluster a host is bound to, as the cluster side knows it. */
   clusterOf(host: HostRecord): ClusterRecord | undefined {
     return host.clusterId === undefined ? undefined : this.options.clusters.byId(host.clusterId);
