@@ -870,7 +870,9 @@ describe('what else changes with a transition', () => {
     const stays = applyHostEvent(host({ status: H.Error }), REFRESH, hostCtx());
     expect(stays).toMatchObject({ ok: true, changed: false });
     const moves = applyHostEvent(host({ status: H.Known }), REFRESH, hostCtx({ connected: false }));
-    expect(moves).toMatchObject({ ok: true, changed: true });
+    expect(moves).toMatchObject({ ok: true, changed: true, statusChanged: true });
+    const newText = applyHostEvent(host({ status: H.Known }), REFRESH, hostCtx());
+    expect(newText).toMatchObject({ ok: true, changed: true, statusChanged: false });
   });
 
   it('refreshes the stage update time once a minute while a stage timeout is forgiven', () => {
