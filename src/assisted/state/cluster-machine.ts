@@ -71,6 +71,8 @@ export interface ClusterTransitionOk {
   readonly statusInfo: string;
   /** Status or status info differ from the cluster's. */
   readonly changed: boolean;
+  /** The status differs: only then does `statusUpdatedAt` move to now (timeouts count from it). */
+  readonly statusChanged: boolean;
   /** Name of the upstream rule that decided. */
   readonly rule: string;
   /** Set on PrepareForInstallation (the install's start). */
@@ -574,6 +576,7 @@ export function applyClusterEvent(
     status: row.to,
     statusInfo,
     changed: row.to !== cluster.status || statusInfo !== cluster.statusInfo,
+    statusChanged: row.to !== cluster.status,
     rule: row.name,
     ...(row.startsInstall === true ? { installStartedAt: now } : {}),
     ...(entersCompleted ? { installCompletedAt: now } : {}),

@@ -105,6 +105,11 @@ export interface HostTransitionOk {
   readonly statusInfo: string;
   /** Status or status info differ from the host's (a caller writes and emits events only then). */
   readonly changed: boolean;
+  /**
+   * The status differs from the host's: only then does `statusUpdatedAt` move to now (the
+   * status timeouts count from it, as upstream's UpdateHostStatus).
+   */
+  readonly statusChanged: boolean;
   /** Name of the upstream rule that decided. */
   readonly rule: string;
   /** The host's progress, when it changes (an empty object clears it). */
@@ -1211,6 +1216,7 @@ function run(
     status: row.to,
     statusInfo: info.info,
     changed: row.to !== host.status || info.info !== host.statusInfo,
+    statusChanged: row.to !== host.status,
     rule: row.name,
     ...extra,
     ...touched,
@@ -1239,6 +1245,7 @@ export function registerNewHost(ctx: HostMachineContext): HostTransitionOk {
     status: row.to,
     statusInfo: I.discovering,
     changed: true,
+    statusChanged: true,
     rule: row.name,
     role,
     bootstrap,
@@ -1291,6 +1298,7 @@ function applyProgress(
         status: host.status,
         statusInfo: host.statusInfo,
         changed: false,
+        statusChanged: false,
         rule: 'same stage',
       };
     }
@@ -1299,6 +1307,7 @@ function applyProgress(
       status: host.status,
       statusInfo: host.statusInfo,
       changed: false,
+      statusChanged: false,
       rule: 'same stage, new progress info',
       progress: { ...previous, progressInfo: info, stageUpdatedAt: now },
     };
@@ -1318,6 +1327,7 @@ function applyProgress(
       status: H.Error,
       statusInfo,
       changed: true,
+      statusChanged: host.status !== H.Error,
       rule: 'progress Failed',
     };
   }
