@@ -1124,7 +1124,14 @@ export function validateHost(host: ValidatedHost, ctx: HostValidationContext): V
     })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     info['operators'] = operators;
   }
-  return info;
+  return byCategoryName(info);
+}
+
+/** Categories in name order, as Go marshals the map (`hardware`, `network`, `operators`). */
+export function byCategoryName(
+  info: Readonly<Record<string, readonly ValidationResult[]>>,
+): ValidationsInfo {
+  return Object.fromEntries(Object.entries(info).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** The cluster's hosts in their given order, with the validated host's record in its place. */

@@ -374,6 +374,7 @@ describe('validateCluster: hosts', () => {
 describe('validateCluster: shape', () => {
   it('sorts each category by id and reports operators as disabled', () => {
     const info = run(cluster());
+    expect(Object.keys(info)).toEqual(['configuration', 'hosts-data', 'network', 'operators']);
     expect(info['hosts-data']!.map((r) => r.id)).toEqual([
       'all-hosts-are-ready-to-install',
       'sufficient-masters-count',

@@ -648,6 +648,11 @@ describe('validateHost: routes and DNS', () => {
       'failure',
       "Couldn't resolve domain name *.apps.site1.example.com on the host. To continue installation, create the necessary DNS entries to resolve this domain name to your cluster's application ingress IP address",
     ]);
+    const unresolved = host({ stepResults: { domainResolution: { resolutions: [] } } });
+    expect(check(run(unresolved, { cluster: umn }), 'api-domain-name-resolved-correctly')).toEqual([
+      'failure',
+      "Couldn't resolve domain name api.site1.example.com on the host. To continue installation, create the necessary DNS entries to resolve this domain name to your cluster's API load balancer IP address",
+    ]);
     expect(check(run(host(), { cluster: umn }), 'api-domain-name-resolved-correctly')).toEqual([
       'error',
       'Error while evaluating DNS resolution on this host',
@@ -830,6 +835,10 @@ describe('validateHost: platform and disks', () => {
       'success',
       'Host agent is compatible with the service',
     ]);
+  });
+
+  it('orders categories by name, as upstream serializes them', () => {
+    expect(Object.keys(run(host()))).toEqual(['hardware', 'network', 'operators']);
   });
 
   it('reports every operator as disabled, sorted by id', () => {
