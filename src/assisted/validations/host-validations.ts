@@ -40,7 +40,12 @@ import {
   type RoleRequirements,
 } from './hardware.js';
 import { hostValidationCategory, HostValidationId, OPERATORS } from './ids.js';
-import { connectivityMajorityGroups, ipCollisions, networkOfAddress } from './network.js';
+import {
+  connectivityMajorityGroups,
+  ipCollisions,
+  networkOfAddress,
+  type Connectivity,
+} from './network.js';
 import {
   parseConnectivityReport,
   parseContainerImageAvailabilityResponse,
@@ -78,6 +83,11 @@ export interface HostValidationContext {
    * compatible-agent. @default undefined (checking disabled)
    */
   readonly agentImage?: string;
+  /**
+   * The cluster's majority groups, when the caller computed them once for all its hosts.
+   * @default connectivityMajorityGroups(clusterHosts)
+   */
+  readonly connectivity?: Connectivity;
 }
 
 type Outcome = readonly [ValidationStatus, string];
@@ -154,6 +164,7 @@ interface Context {
   readonly requirements: RoleRequirements;
   readonly minimum: { readonly cpuCores: number; readonly ramMib: number };
   readonly agentImage: string | undefined;
+  readonly connectivity: () => Connectivity;
 }
 
 const present = (raw: unknown): boolean => raw !== undefined && raw !== null && raw !== '';
@@ -366,7 +377,7 @@ function belongsToMajorityGroup(c: Context): Outcome {
   if (!cluster) return ['success-suppress-output', ''];
   const ok = 'Host has connectivity to the majority of hosts in the cluster';
   if (isSingleNode(cluster)) return ['success', ok];
-  const connectivity = connectivityMajorityGroups(c.hosts);
+  const connectivity = c.connectivity();
   let status: ValidationStatus;
   if (umn(cluster)) {
     const families = configuredFamilies(cluster);
@@ -1097,10 +1108,12 @@ export function validateHost(host: ValidatedHost, ctx: HostValidationContext): V
   const hosts = cluster ? [...ctx.clusterHosts.filter((h) => h.id !== host.id), host] : [host];
   const inventory = validInventory(host.inventory);
   const requirements = roleRequirements(host, cluster, hw);
+  const validated = cluster ? sortLike(ctx.clusterHosts, hosts) : hosts;
+  let groups: Connectivity | undefined;
   const context: Context = {
     host,
     cluster,
-    hosts: cluster ? sortLike(ctx.clusterHosts, hosts) : hosts,
+    hosts: validated,
     now: ctx.now,
     connected: ctx.connected,
     inventory,
@@ -1110,6 +1123,7 @@ export function validateHost(host: ValidatedHost, ctx: HostValidationContext): V
     requirements,
     minimum: minimumRequirements(cluster, hw),
     agentImage: ctx.agentImage,
+    connectivity: () => (groups ??= ctx.connectivity ?? connectivityMajorityGroups(validated)),
   };
   const info: Record<string, ValidationResult[]> = {};
   for (const [id, run] of VALIDATIONS) {
@@ -1124,7 +1138,14 @@ export function validateHost(host: ValidatedHost, ctx: HostValidationContext): V
     })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     info['operators'] = operators;
   }
-  return info;
+  return byCategoryName(info);
+}
+
+/** Categories in name order, as Go marshals the map (`hardware`, `network`, `operators`). */
+export function byCategoryName(
+  info: Readonly<Record<string, readonly ValidationResult[]>>,
+): ValidationsInfo {
+  return Object.fromEntries(Object.entries(info).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** The cluster's hosts in their given order, with the validated host's record in its place. */
