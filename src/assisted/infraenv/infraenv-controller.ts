@@ -11,6 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { stringify as toYaml } from 'yaml';
 import type { KubeObject } from '../../kube/index.js';
 import { Gvk, Label } from '../../bmac/api.js';
+import { ImageSourceError } from '../../bmac/images/image-source.js';
 import { INTERNAL_IGNITION_ANNOTATION } from '../../bmac/infraenv-backend.js';
 import { setCondition } from '../../bmac/reconcilers/preprovisioning-image/conditions.js';
 import type { Condition } from '../../bmac/reconcilers/preprovisioning-image/conditions.js';
@@ -92,8 +93,10 @@ type Json = Record<string, unknown>;
 class ImageCreationFailure extends Error {
   constructor(
     message: string,
-    /** 4xx: the user must change something; otherwise retried. */
+    /** 4xx: said as `Failed to create image: …`; otherwise `… due to an internal error: …`. */
     readonly clientError: boolean,
+    /** Whether to look again later. @default !clientError */
+    readonly retry = !clientError,
   ) {
     super(message);
   }
@@ -212,7 +215,7 @@ export class InfraEnvController implements Controller {
         eventsURL: this.eventsUrl(id, token),
       };
       await writeStatus(infraEnv, status, ctx);
-      return failure.clientError ? {} : { requeueAfterMs: RECOVERABLE_ERROR_REQUEUE_MS };
+      return failure.retry ? { requeueAfterMs: RECOVERABLE_ERROR_REQUEUE_MS } : {};
     }
     await writeStatus(infraEnv, status, ctx);
     return {};
@@ -430,6 +433,9 @@ function asFailure(error: unknown): ImageCreationFailure {
   // client error; a source that does not answer may come back.
   if (error instanceof DiscoveryIgnitionError || error instanceof IsoLayoutError)
     return new ImageCreationFailure(error.message, true);
+  // The configured base image is missing or its server does not answer: said as the user's
+  // problem (their osImages), looked at again in case the server comes back.
+  if (error instanceof ImageSourceError) return new ImageCreationFailure(error.message, true, true);
   return new ImageCreationFailure(error instanceof Error ? error.message : String(error), false);
 }
 
