@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
+import type { DiscoveryIsoType, InstallerBackend } from '../assisted/config/options.js';
 import {
   ClientNodeKubeClient,
   ClientNodeLeaseClient,
@@ -90,6 +91,32 @@ export interface ControllerOptions {
   /** metal3 mode: the ironic agent image. @default $IRONIC_AGENT_IMAGE */
   readonly ironicAgentImage?: string;
   readonly logLevel: LogLevel;
+  /** Run the assisted core (InfraEnv images, agent API, Agent and install controllers). @default true */
+  readonly assisted?: boolean;
+  /** Where the agent API listens (HTTPS). @default :8090 */
+  readonly agentApiBindAddress?: BindAddress;
+  /**
+   * Base URL discovery agents are told to call (https).
+   * @default - https://$POD_IP:PORT when listening on every interface, else the listening address
+   */
+  readonly agentApiUrl?: string;
+  /** PEM certificate (and chain) of the agent API; with agentApiTlsKeyFile. @default - a CA and certificate made at start-up */
+  readonly agentApiTlsCertFile?: string;
+  /** PEM private key of agentApiTlsCertFile. */
+  readonly agentApiTlsKeyFile?: string;
+  /**
+   * PEM EC P-256 private key that signs agent tokens, shared by the replicas.
+   * @default - a random key per process (ISOs stop working after a restart or failover)
+   */
+  readonly agentTokenKeyFile?: string;
+  /** YAML or JSON file with the osImages list (or an AgentServiceConfig). */
+  readonly osImagesFile?: string;
+  /** Where install ignition comes from. @default openshift-install */
+  readonly installer?: InstallerBackend;
+  /** The openshift-install binary of the openshift-install backend. @default openshift-install (on PATH) */
+  readonly openshiftInstallPath?: string;
+  /** The discovery ISO kind InfraEnvs get. @default minimal-iso */
+  readonly discoveryIsoType?: DiscoveryIsoType;
 }
 
 /** The lease timing, client-go's and controller-runtime's defaults unless a test shortens it. */

@@ -70,6 +70,15 @@ async function cli(args: string[]) {
   return { status, stdout, stderr };
 }
 
+/** The assisted core's options when no assisted flag is given (test/assisted/config tests them). */
+const ASSISTED_DEFAULT_OPTIONS = {
+  assisted: true,
+  agentApiBindAddress: { host: '', port: 8090 },
+  installer: 'openshift-install',
+  openshiftInstallPath: 'openshift-install',
+  discoveryIsoType: 'minimal-iso',
+};
+
 describe('siteforge controller arguments', () => {
   it('runs in auto mode with leader election and controller-runtime’s default ports', () => {
     expect(parseControllerArgs([])).toEqual({
@@ -85,6 +94,7 @@ describe('siteforge controller arguments', () => {
       kubeApiBurst: 1000,
       maxConcurrentBmcOperations: 256,
       logLevel: 'info',
+      ...ASSISTED_DEFAULT_OPTIONS,
     });
   });
 
@@ -146,6 +156,7 @@ describe('siteforge controller arguments', () => {
       ironicUrl: 'https://10.0.0.5:6385',
       ironicInspectorUrl: 'https://10.0.0.5:5050',
       ironicAgentImage: 'quay.io/metal3-io/ironic-agent:latest',
+      ...ASSISTED_DEFAULT_OPTIONS,
     });
   });
 

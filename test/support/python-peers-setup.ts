@@ -1,3 +1,4 @@
+import { ensureCoreosInstaller } from '../../scripts/hub/coreos-installer.mjs';
 import { ensureMockupWheels } from '../../scripts/hub/mockups.mjs';
 import { ensureSushy } from '../../scripts/hub/sushy.mjs';
 import { ensureProtocolValidator, ensureRedfishCsdl } from './redfish-validator.js';
@@ -15,4 +16,7 @@ export default async function setup(): Promise<void> {
   // Needs cargo: without it only the Service Validator's test file fails (it fetches the
   // schemas again, alone, and says why), not every test run.
   await ensureRedfishCsdl().catch(() => undefined);
+  // coreos-installer reads back the discovery ISOs (test/assisted/discovery). Built with cargo
+  // once; without cargo only those tests fail, saying why.
+  await ensureCoreosInstaller().catch(() => undefined);
 }

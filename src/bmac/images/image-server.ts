@@ -31,6 +31,8 @@ import type { Clock } from '../../shared/clock.js';
 import { systemClock } from '../../shared/clock.js';
 import { defaultImageServerLimits } from '../../shared/limits.js';
 import type { ImageServerLimits } from '../../shared/limits.js';
+import { applyOverlay, overlayFromJson, overlayToJson } from './image-overlay.js';
+import type { ImageOverlay } from './image-overlay.js';
 import { ImageSourceClient, ImageSourceError } from './image-source.js';
 import { imageRef, signImageToken, verifyImageToken } from './image-token.js';
 
@@ -92,7 +94,37 @@ export interface ImageServer {
   urlFor(sourceUrl: string, ttlSeconds?: number): Promise<string>;
   /** Downloads a source into the cache now, instead of on the first request. */
   prefetch(sourceUrl: string): Promise<void>;
+  /**
+   * The short URL of a source's bytes with `overlay` laid over them (a discovery ISO: the base
+   * ISO with an InfraEnv's ignition and kernel arguments). The base is downloaded and cached
+   * once, whatever the number of overlays; each overlay is kept as a small reference file, so
+   * the URL survives a restart. Served with ranges; its ETag names base and overlay.
+   * @param ttlSeconds how long the URL works @default 86_400
+   */
+  urlForOverlay(sourceUrl: string, overlay: ImageOverlay, ttlSeconds?: number): Promise<string>;
+  /**
+   * Downloads a source into the cache if needed and lets `use` read it; the blob is not evicted
+   * before `use` settles. The reader is shared: `use` must not keep it.
+   * @throws ImageSourceError when the source cannot be fetched
+   */
+  readSource<T>(
+    sourceUrl: string,
+    use: (
+      reader: PositionalReader,
+      blob: { readonly sha256: string; readonly size: number },
+    ) => Promise<T>,
+  ): Promise<T>;
   stop(): Promise<void>;
+}
+
+/** Positional reads of an image (a FileHandle's, or one with an overlay laid over it). */
+export interface PositionalReader {
+  read(
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position: number,
+  ): Promise<{ bytesRead: number }>;
 }
 
 /** Size of a response's reads and socket writes. */
@@ -240,7 +272,7 @@ interface Sender {
  * drain: never more than one buffer of a response is with its socket.
  */
 async function sendRange(
-  file: FileHandle,
+  file: PositionalReader,
   res: ServerResponse,
   start: number,
   end: number,
@@ -306,6 +338,8 @@ interface RefRecord {
   readonly source: string;
   readonly sha256?: string;
   readonly size?: number;
+  /** A source with bytes laid over it: the overlay ({@link overlayToJson}); its base is `source`. */
+  readonly overlay?: unknown;
 }
 
 /** Starts an image server. */
@@ -465,6 +499,62 @@ class ImageServerImpl implements ImageServer {
     // A download under way is awaited even when its blob is stored: it may still be evicting.
     if (entry !== undefined && !this.downloads.has(ref)) this.touch(record!.sha256!, entry);
     else await this.download(ref, sourceUrl).done;
+  }
+
+  async urlForOverlay(
+    sourceUrl: string,
+    overlay: ImageOverlay,
+    ttlSeconds = 86_400,
+  ): Promise<string> {
+    const ref = imageRef(`${sourceUrl}#overlay=${overlay.id}`);
+    if ((await this.readRef(ref)) === undefined) {
+      const record: RefRecord = { source: sourceUrl, overlay: overlayToJson(overlay) };
+      await writeFile(this.refPath(ref), JSON.stringify(record));
+      this.refs.set(ref, record);
+    }
+    const token = signImageToken(
+      { ref, expiresAt: Math.floor(this.clock.now() / 1000) + ttlSeconds },
+      this.options.key,
+    );
+    return `${this.options.publicOrigin ?? this.origin}/images/${token}.iso`;
+  }
+
+  async readSource<T>(
+    sourceUrl: string,
+    use: (
+      reader: PositionalReader,
+      blob: { readonly sha256: string; readonly size: number },
+    ) => Promise<T>,
+  ): Promise<T> {
+    const ref = await this.register(sourceUrl);
+    for (let attempt = 1; ; attempt++) {
+      const lease = this.acquire(await this.readRef(ref));
+      if (lease !== undefined) {
+        try {
+          let handle: FileHandle | undefined;
+          try {
+            handle = await this.openBlob(lease.sha256);
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+            if (this.cache.get(lease.sha256) === lease.entry) this.cache.delete(lease.sha256);
+          }
+          if (handle !== undefined) {
+            const shared = handle;
+            return await use(
+              {
+                read: (buffer, offset, length, position) =>
+                  shared.read(buffer, offset, length, position),
+              },
+              { sha256: lease.sha256, size: lease.entry.size },
+            );
+          }
+        } finally {
+          this.release(lease.entry);
+        }
+      }
+      if (attempt > 3) throw new Error(`the blob of ${ref} keeps vanishing from the cache`);
+      await this.download(ref, sourceUrl).done;
+    }
   }
 
   async stop(): Promise<void> {
@@ -712,6 +802,10 @@ class ImageServerImpl implements ImageServer {
       plain(res, 404, 'no such image');
       return;
     }
+    if (record.overlay !== undefined) {
+      await this.serveOverlaid(req, res, record);
+      return;
+    }
     // From the cache when it holds the blob. Otherwise stream the bytes through as they arrive,
     // when the source said how many there will be, or wait for the whole download. A blob
     // evicted between its download and this response is downloaded again, a few times at most.
@@ -739,6 +833,7 @@ class ImageServerImpl implements ImageServer {
     req: IncomingMessage,
     res: ServerResponse,
     lease: Lease,
+    overlay?: ImageOverlay,
   ): Promise<boolean> {
     try {
       // One descriptor per blob, shared by every range (positional reads), instead of an
@@ -751,10 +846,39 @@ class ImageServerImpl implements ImageServer {
         if (this.cache.get(lease.sha256) === lease.entry) this.cache.delete(lease.sha256);
         return false;
       }
-      await this.respond(req, res, handle, lease.entry.size, `"${lease.sha256}"`);
+      if (overlay === undefined)
+        await this.respond(req, res, handle, lease.entry.size, `"${lease.sha256}"`);
+      else
+        await this.respond(
+          req,
+          res,
+          overlaid(handle, overlay),
+          lease.entry.size,
+          `"${lease.sha256}+${overlay.id}"`,
+        );
       return true;
     } finally {
       this.release(lease.entry);
+    }
+  }
+
+  /**
+   * Serves a source with an overlay, from its cached blob; the base is downloaded first when it
+   * is not in the cache (no streaming through: the ETag must name the base's content).
+   */
+  private async serveOverlaid(
+    req: IncomingMessage,
+    res: ServerResponse,
+    record: RefRecord,
+  ): Promise<void> {
+    const overlay = overlayFromJson(record.overlay);
+    if (overlay === undefined) throw new Error('an overlay reference is corrupt');
+    const baseRef = await this.register(record.source);
+    for (let attempt = 1; ; attempt++) {
+      const lease = this.acquire(await this.readRef(baseRef));
+      if (lease !== undefined && (await this.serveBlob(req, res, lease, overlay))) return;
+      if (attempt > 3) throw new Error(`the blob of ${baseRef} keeps vanishing from the cache`);
+      await this.download(baseRef, record.source).done;
     }
   }
 
@@ -801,7 +925,7 @@ class ImageServerImpl implements ImageServer {
   private async respond(
     req: IncomingMessage,
     res: ServerResponse,
-    file: FileHandle,
+    file: PositionalReader,
     size: number,
     etag: string | undefined,
     ready?: (bytes: number) => Promise<void>,
@@ -875,6 +999,17 @@ class ImageServerImpl implements ImageServer {
     }
     return handle;
   }
+}
+
+/** Reads of `file` with `overlay` laid over the bytes read. */
+function overlaid(file: PositionalReader, overlay: ImageOverlay): PositionalReader {
+  return {
+    async read(buffer, offset, length, position) {
+      const result = await file.read(buffer, offset, length, position);
+      applyOverlay(overlay, buffer.subarray(offset, offset + result.bytesRead), position);
+      return result;
+    },
+  };
 }
 
 /** Writes all of `chunk` at `position`: a write to a nearly full disk may take only part. */

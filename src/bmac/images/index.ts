@@ -1,5 +1,12 @@
 export { parseRanges, startImageServer } from './image-server.js';
 export { ImageSourceError } from './image-source.js';
-export type { ImageServer, ImageServerOptions, ImageServerStats } from './image-server.js';
+export type {
+  ImageServer,
+  ImageServerOptions,
+  ImageServerStats,
+  PositionalReader,
+} from './image-server.js';
+export { applyOverlay, overlayOf } from './image-overlay.js';
+export type { ImageOverlay, OverlayPart } from './image-overlay.js';
 export { imageRef, signImageToken, verifyImageToken } from './image-token.js';
 export type { ImageTokenClaims } from './image-token.js';

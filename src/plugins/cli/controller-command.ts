@@ -5,6 +5,11 @@
  * anything connects; the controller itself is loaded only once they parse.
  */
 import { UsageError } from '../../shared/errors.js';
+import {
+  ASSISTED_DEFAULTS,
+  DiscoveryIsoType,
+  InstallerBackend,
+} from '../../assisted/config/options.js';
 import { MODE_FLAG_VALUES } from '../../bmac/mode.js';
 import type { ModeFlag } from '../../bmac/mode.js';
 import type { BindAddress, ControllerOptions, LogLevel } from '../../bmac/main.js';
@@ -58,6 +63,33 @@ Options:
                           metal3 mode: Ironic inspector (default: --ironic-url)
   --ironic-agent-image IMAGE
                           metal3 mode: the ironic agent image (default: $IRONIC_AGENT_IMAGE)
+  --assisted=true|false   run the assisted core beside the BMAC: discovery ISOs of
+                          InfraEnvs, the agent API, the Agent and install controllers
+                          (default true)
+  --agent-api-bind-address HOST:PORT
+                          where the agent API (HTTPS) listens (default :8090)
+  --agent-api-url URL     https base URL discovery agents are given (default: its
+                          listening address; listening on every interface,
+                          https://$POD_IP:PORT)
+  --agent-api-tls-cert-file FILE, --agent-api-tls-key-file FILE
+                          PEM certificate (with its chain) and key of the agent API,
+                          given together (default: a CA and certificate made at start-up,
+                          for the host of --agent-api-url; ISOs then stop working after a
+                          restart or failover)
+  --agent-token-key-file FILE
+                          PEM EC P-256 private key signing agent tokens, the same for every
+                          replica (default: random per process; ISOs then stop working
+                          after a restart or failover). Make one with
+                          openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256
+  --os-images-file FILE   the base images of discovery ISOs: YAML or JSON with osImages
+                          (AgentServiceConfig's list), or an AgentServiceConfig
+  --installer openshift-install|simulated
+                          where install ignition comes from (default openshift-install;
+                          simulated makes fake clusters for fleet simulations)
+  --openshift-install-path PATH
+                          the openshift-install binary (default: openshift-install on PATH)
+  --discovery-iso-type minimal-iso|full-iso
+                          the discovery ISO InfraEnvs get (default minimal-iso)
   --log-level LEVEL       trace, debug, info, warn, error or fatal
                           (default: $SITEFORGE_LOG_LEVEL, else info)
   -h, --help              show this help
@@ -98,7 +130,19 @@ const VALUED = new Set([
   '--ironic-url',
   '--ironic-inspector-url',
   '--ironic-agent-image',
+  '--agent-api-bind-address',
+  '--agent-api-url',
+  '--agent-api-tls-cert-file',
+  '--agent-api-tls-key-file',
+  '--agent-token-key-file',
+  '--os-images-file',
+  '--installer',
+  '--openshift-install-path',
+  '--discovery-iso-type',
 ]);
+
+/** Go bool flags: bare, or =true / =false (never a separate word). */
+const BOOLEAN = new Set(['--leader-elect', '--assisted']);
 
 /** A namespace name (RFC 1123 label). */
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -118,18 +162,17 @@ export function parseControllerArgs(
 ): ParsedControllerArgs {
   const values = new Map<string, string>();
   const namespaces: string[] = [];
-  let leaderElect = true;
+  const booleans = new Map<string, boolean>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '-h' || arg === '--help') return { help: true };
     const eq = arg.indexOf('=');
     const name = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
-    if (name === '--leader-elect') {
-      // A Go bool flag: bare, or =true / =false (never a separate word).
+    if (BOOLEAN.has(name)) {
       const value = eq > 0 ? arg.slice(eq + 1) : 'true';
       if (value !== 'true' && value !== 'false')
-        throw new UsageError(`--leader-elect takes =true or =false, not "${value}"`);
-      leaderElect = value === 'true';
+        throw new UsageError(`${name} takes =true or =false, not "${value}"`);
+      booleans.set(name, value === 'true');
     } else if (VALUED.has(name)) {
       const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
       if (value === undefined || value === '' || (eq < 0 && value.startsWith('--')))
@@ -183,6 +226,8 @@ export function parseControllerArgs(
   const metrics = bindAddressOf('--metrics-bind-address', values, ':8080', true);
   const probes = bindAddressOf('--health-probe-bind-address', values, ':8081', true);
   const imageServer = bindAddressOf('--image-server-bind-address', values, ':8082', false);
+  const leaderElect = booleans.get('--leader-elect') ?? true;
+  const assisted = assistedOptionsOf(values, booleans);
 
   return {
     ...(kubeconfig !== undefined && { kubeconfig }),
@@ -207,7 +252,82 @@ export function parseControllerArgs(
     ...(ironicInspectorUrl !== undefined && { ironicInspectorUrl }),
     ...passed('--ironic-agent-image', 'ironicAgentImage'),
     logLevel: logLevel as LogLevel,
+    ...assisted,
   };
+}
+
+/** The assisted core's flags, with their defaults. */
+function assistedOptionsOf(
+  values: ReadonlyMap<string, string>,
+  booleans: ReadonlyMap<string, boolean>,
+): Pick<
+  ControllerOptions,
+  | 'assisted'
+  | 'agentApiBindAddress'
+  | 'agentApiUrl'
+  | 'agentApiTlsCertFile'
+  | 'agentApiTlsKeyFile'
+  | 'agentTokenKeyFile'
+  | 'osImagesFile'
+  | 'installer'
+  | 'openshiftInstallPath'
+  | 'discoveryIsoType'
+> {
+  const agentApiUrl = values.get('--agent-api-url');
+  if (agentApiUrl !== undefined) checkUrl(agentApiUrl, '--agent-api-url', ['https:']);
+  const certFile = values.get('--agent-api-tls-cert-file');
+  const keyFile = values.get('--agent-api-tls-key-file');
+  if ((certFile === undefined) !== (keyFile === undefined))
+    throw new UsageError(
+      `${certFile === undefined ? '--agent-api-tls-key-file' : '--agent-api-tls-cert-file'} needs ${certFile === undefined ? '--agent-api-tls-cert-file' : '--agent-api-tls-key-file'}: give both, or neither (a CA and certificate are then made at start-up)`,
+    );
+  const optional = (flag: string, key: string): Record<string, string> => {
+    const value = values.get(flag);
+    return value === undefined ? {} : { [key]: value };
+  };
+  return {
+    assisted: booleans.get('--assisted') ?? ASSISTED_DEFAULTS.assisted,
+    agentApiBindAddress: bindAddressOf(
+      '--agent-api-bind-address',
+      values,
+      `:${String(ASSISTED_DEFAULTS.agentApiPort)}`,
+      false,
+    )!,
+    ...(agentApiUrl !== undefined && { agentApiUrl }),
+    ...optional('--agent-api-tls-cert-file', 'agentApiTlsCertFile'),
+    ...optional('--agent-api-tls-key-file', 'agentApiTlsKeyFile'),
+    ...optional('--agent-token-key-file', 'agentTokenKeyFile'),
+    ...optional('--os-images-file', 'osImagesFile'),
+    installer: oneOf(
+      values,
+      '--installer',
+      Object.values(InstallerBackend),
+      ASSISTED_DEFAULTS.installer,
+    ),
+    openshiftInstallPath:
+      values.get('--openshift-install-path') ?? ASSISTED_DEFAULTS.openshiftInstallPath,
+    discoveryIsoType: oneOf(
+      values,
+      '--discovery-iso-type',
+      Object.values(DiscoveryIsoType),
+      ASSISTED_DEFAULTS.discoveryIsoType,
+    ),
+  };
+}
+
+/** A flag whose value is one of `choices`. */
+function oneOf<T extends string>(
+  values: ReadonlyMap<string, string>,
+  flag: string,
+  choices: readonly T[],
+  fallback: T,
+): T {
+  const value = values.get(flag) ?? fallback;
+  if (!(choices as readonly string[]).includes(value))
+    throw new UsageError(
+      `${flag} must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)!}, not "${value}"`,
+    );
+  return value as T;
 }
 
 /**
@@ -241,15 +361,21 @@ function namespaceOf(flag: string, value: string): string {
   return value;
 }
 
-function checkUrl(value: string, flag: string): void {
+function checkUrl(
+  value: string,
+  flag: string,
+  protocols: readonly string[] = ['http:', 'https:'],
+): void {
   let url: URL | undefined;
   try {
     url = new URL(value);
   } catch {
     url = undefined;
   }
-  if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
-    throw new UsageError(`${flag} must be an http or https URL, not "${value}"`);
+  if (url === undefined || !protocols.includes(url.protocol))
+    throw new UsageError(
+      `${flag} must be ${protocols.length === 1 ? 'an https' : 'an http or https'} URL, not "${value}"`,
+    );
 }
 
 /** A whole-number flag within [min, max]. */

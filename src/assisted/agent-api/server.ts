@@ -1,0 +1,586 @@
+/**
+ * The assisted-service v2 agent API the discovery agent (assisted-installer-agent) and its
+ * dry-run mode talk to: the same paths under `/api/assisted-install`, methods, JSON fields,
+ * headers and status codes as assisted-service's go-swagger server. The API authenticates,
+ * reads and checks the request as go-openapi does (401, 400, 415, 422, 404, 405 before any
+ * handler), then asks the AgentApiBackend; it never changes a record itself.
+ *
+ * One deliberate difference: upstream's local authenticator lets a valid token of one InfraEnv
+ * call on another InfraEnv's path. Here the token's `infra_env_id` must be the InfraEnv of the
+ * path, and every authentication failure is the same 401, so no caller learns whether an
+ * InfraEnv or host exists without holding its InfraEnv's token.
+ */
+import { mkdir } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import express from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import { SiteForgeError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import { HostStage, StepType } from '../model.js';
+import type { HostStage as HostStageValue, StepType as StepTypeValue } from '../model.js';
+import { AGENT_AUTH_HEADER, verifyAgentToken } from './auth.js';
+import type { AgentTokenKey } from './auth.js';
+import type { AgentApiBackend, InfraEnvRef, Refusal } from './backend.js';
+import { multipartBoundary, storeMultipartField } from './multipart.js';
+import { nextStepRunnerArgs, parseStepReply } from './steps.js';
+import { BASE_PATH, UNAUTHORIZED, apiError, infraError, renderHost, renderSteps } from './wire.js';
+
+/** Byte budgets of request bodies. */
+export interface AgentApiLimits {
+  /** One JSON body (an inventory of a large host is a few hundred KB). @default 10 MiB */
+  readonly jsonBodyBytes?: number;
+  /** One log upload, multipart framing included (upstream `upfile` maxLength). @default 250 MB */
+  readonly logsBytes?: number;
+}
+
+/** What the agent API needs. */
+export interface AgentApiOptions {
+  readonly backend: AgentApiBackend;
+  /** Verifies agent tokens (the public half of the key the ignition's token is signed with). */
+  readonly tokenKey: AgentTokenKey;
+  /** The agent image the next-step runner runs (`AGENT_DOCKER_IMAGE`). */
+  readonly agentImage: string;
+  /** Where host log uploads are stored: `<logsDir>/<cluster_id>/<host_id>.tar.gz`. */
+  readonly logsDir: string;
+  readonly limits?: AgentApiLimits;
+  /** The request's arrival time. @default the system clock */
+  readonly now?: () => Date;
+  readonly log?: Logger;
+}
+
+/** Default JSON body budget. */
+export const DEFAULT_JSON_BODY_BYTES = 10 * 1024 * 1024;
+/** Default log upload budget: swagger's `upfile` maxLength (262144000). */
+export const DEFAULT_LOGS_BYTES = 262_144_000;
+
+/**
+ * Optional backend capability, appended to the port's contract here so the core may add it:
+ * `PUT …/logs-progress` (`logs_state` requested, collecting, completed, timeout or "").
+ */
+export interface LogsProgressBackend {
+  updateLogsProgress(
+    infraEnv: InfraEnvRef,
+    hostId: string,
+    logsState: LogsState,
+    now: Date,
+  ): Promise<{ readonly ok: true; readonly value: undefined } | Refusal>;
+}
+
+/** swagger `logs_state`. */
+export type LogsState = 'requested' | 'collecting' | 'completed' | 'timeout' | '';
+const LOGS_STATES: readonly LogsState[] = ['requested', 'collecting', 'completed', 'timeout', ''];
+const HOST_STAGES: readonly string[] = Object.values(HostStage);
+const STEP_TYPES: readonly string[] = Object.values(StepType);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A refusal go-openapi would have sent before the handler: status and `{code, message}`. */
+class EarlyRefusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The express application of the agent API (no listener; see startAgentApiServer). */
+export function createAgentApiApp(options: AgentApiOptions): express.Express {
+  const { backend } = options;
+  const now = options.now ?? (() => new Date());
+  const jsonLimit = options.limits?.jsonBodyBytes ?? DEFAULT_JSON_BODY_BYTES;
+  const logsLimit = options.limits?.logsBytes ?? DEFAULT_LOGS_BYTES;
+  const log = options.log;
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'simple');
+
+  /** The InfraEnv the request's token proves, when it is the path's (or the only one asked). */
+  const authenticate = async (req: Request, pathInfraEnvId?: string): Promise<InfraEnvRef> => {
+    const token = req.header(AGENT_AUTH_HEADER);
+    const claimed =
+      token === undefined || token === ''
+        ? undefined
+        : await verifyAgentToken(token, options.tokenKey, now());
+    const infraEnv = claimed === undefined ? undefined : backend.infraEnv(claimed);
+    if (!infraEnv || (pathInfraEnvId !== undefined && pathInfraEnvId !== infraEnv.id)) {
+      throw new EarlyRefusal(401, UNAUTHORIZED.code, UNAUTHORIZED.message);
+    }
+    return infraEnv;
+  };
+
+  const route = (
+    handler: (req: Request, res: Response) => Promise<void>,
+  ): ((req: Request, res: Response, next: NextFunction) => void) => {
+    return (req, res, next) => {
+      handler(req, res).catch(next);
+    };
+  };
+
+  const sendRefusal = (res: Response, refusal: Refusal): void => {
+    res.status(refusal.httpStatus).json(apiError(refusal.httpStatus, refusal.reason));
+  };
+
+  const readJson = async (req: Request, param: string): Promise<unknown> => {
+    const type = req.header('content-type');
+    if (type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type.trim())) {
+      throw new EarlyRefusal(
+        415,
+        415,
+        `unsupported media type ${JSON.stringify(type)}, only [application/json] are allowed`,
+      );
+    }
+    const text = await readBody(req, jsonLimit);
+    if (text.trim() === '') throw new EarlyRefusal(422, 602, `${param} in body is required`);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new EarlyRefusal(
+        400,
+        400,
+        `parsing ${param} body from "" failed, because ${(error as Error).message}`,
+      );
+    }
+  };
+
+  const router = express.Router({ caseSensitive: true, strict: false });
+  const hostsPath = '/v2/infra-envs/:infra_env_id/hosts';
+  const hostPath = `${hostsPath}/:host_id`;
+
+  router.post(
+    hostsPath,
+    route(async (req, res) => {
+      const infraEnv = await authenticate(req, param(req, 'infra_env_id'));
+      const body = objectBody(await readJson(req, 'new-host-params'), 'new-host-params');
+      const hostId = requiredUuid(body, 'host_id');
+      const bodyVersion = optionalString(body, 'discovery_agent_version');
+      const version = bodyVersion ?? req.header('discovery_agent_version');
+      const outcome = await backend.registerHost(infraEnv, hostId, version, now());
+      if (!outcome.ok) {
+        sendRefusal(res, outcome);
+        return;
+      }
+      res.status(201).json({
+        ...renderHost(outcome.value),
+        next_step_runner_command: {
+          args: nextStepRunnerArgs(infraEnv.id, hostId, options.agentImage),
+        },
+      });
+    }),
+  );
+
+  router.get(
+    `${hostPath}/instructions`,
+    route(async (req, res) => {
+      const infraEnv = await authenticate(req, param(req, 'infra_env_id'));
+      const hostId = pathUuid(req, 'host_id');
+      const timestamp = query(req, 'timestamp');
+      if (timestamp !== undefined && !/^-?\d+$/.test(timestamp)) {
+        throw new EarlyRefusal(
+          422,
+          601,
+          `timestamp in query must be of type int64: ${JSON.stringify(timestamp)}`,
+        );
+      }
+      const outcome = await backend.nextSteps(infraEnv, hostId, now());
+      if (!outcome.ok) {
+        sendRefusal(res, outcome);
+        return;
+      }
+      res.status(200).json(renderSteps(outcome.value));
+    }),
+  );
+
+  router.post(
+    `${hostPath}/instructions`,
+    route(async (req, res) => {
+      const infraEnv = await authenticate(req, param(req, 'infra_env_id'));
+      const hostId = pathUuid(req, 'host_id');
+      const body = objectBody(await readJson(req, 'reply'), 'reply');
+      const stepType = optionalEnum(body, 'step_type', STEP_TYPES) ?? '';
+      const reply = {
+        stepType: stepType as StepTypeValue,
+        stepId: optionalString(body, 'step_id') ?? '',
+        exitCode: optionalInteger(body, 'exit_code') ?? 0,
+        output: optionalString(body, 'output') ?? '',
+        error: optionalString(body, 'error') ?? '',
+      };
+      if (!backend.host(infraEnv, hostId)) {
+        res.status(404).json(apiError(404, 'record not found'));
+        return;
+      }
+      const parsed = parseStepReply(reply);
+      if (!parsed.ok) {
+        res.status(400).json(apiError(400, parsed.reason));
+        return;
+      }
+      const outcome = await backend.postStepReply(infraEnv, hostId, reply, now());
+      if (!outcome.ok) {
+        sendRefusal(res, outcome);
+        return;
+      }
+      res.status(204).end();
+    }),
+  );
+
+  router.put(
+    `${hostPath}/progress`,
+    route(async (req, res) => {
+      const infraEnv = await authenticate(req, param(req, 'infra_env_id'));
+      const hostId = pathUuid(req, 'host_id');
+      const body = objectBody(await readJson(req, 'host-progress'), 'host-progress');
+      const stage = optionalEnum(body, 'current_stage', HOST_STAGES) as HostStageValue | undefined;
+      const info = optionalString(body, 'progress_info');
+      const outcome = await backend.updateProgress(
+        infraEnv,
+        hostId,
+        {
+          ...(stage !== undefined ? { currentStage: stage } : {}),
+          ...(info !== undefined ? { progressInfo: info } : {}),
+        },
+        now(),
+      );
+      if (!outcome.ok) {
+        sendRefusal(res, outcome);
+        return;
+      }
+      res.status(200).end();
+    }),
+  );
+
+  router.get(
+    hostPath,
+    route(async (req, res) => {
+      const infraEnv = await authenticate(req, param(req, 'infra_env_id'));
+      const hostId = pathUuid(req, 'host_id');
+      const host = backend.host(infraEnv, hostId);
+      if (!host) {
+        res.status(404).json(apiError(404, 'record not found'));
+        return;
+      }
+      res.status(200).json(renderHost(host));
+    }),
+  );
+
+  router.put(
+    `${hostPath}/logs-progress`,
+    route(async (req, res) => {
+      const infraEnv = await authenticate(req, param(req, 'infra_env_id'));
+      const hostId = pathUuid(req, 'host_id');
+      const body = objectBody(await readJson(req, 'logs-progress-params'), 'logs-progress-params');
+      if (!('logs_state' in body)) {
+        throw new EarlyRefusal(422, 602, 'logs_state in body is required');
+      }
+      const state = optionalEnum(body, 'logs_state', LOGS_STATES) ?? '';
+      const withLogs = backend as Partial<LogsProgressBackend> & AgentApiBackend;
+      if (withLogs.updateLogsProgress) {
+        const outcome = await withLogs.updateLogsProgress(infraEnv, hostId, state, now());
+        if (!outcome.ok) {
+          sendRefusal(res, outcome);
+          return;
+        }
+      } else if (!backend.host(infraEnv, hostId)) {
+        res.status(404).json(apiError(404, 'record not found'));
+        return;
+      }
+      res.status(204).end();
+    }),
+  );
+
+  router.post(
+    '/v2/clusters/:cluster_id/logs',
+    route(async (req, res) => {
+      const infraEnv = await authenticate(req, query(req, 'infra_env_id'));
+      const clusterId = pathUuid(req, 'cluster_id');
+      const logsType = query(req, 'logs_type');
+      if (logsType === undefined)
+        throw new EarlyRefusal(422, 602, 'logs_type in query is required');
+      if (logsType !== 'host' && logsType !== 'controller') {
+        throw new EarlyRefusal(422, 606, `logs_type in query should be one of [host controller]`);
+      }
+      const hostIdParam = query(req, 'host_id');
+      if (hostIdParam !== undefined && !UUID.test(hostIdParam)) {
+        throw new EarlyRefusal(
+          422,
+          605,
+          `host_id in query must be of type uuid: ${JSON.stringify(hostIdParam)}`,
+        );
+      }
+      if (logsType === 'controller') {
+        // Controller logs come with the cluster's token, which this API does not accept.
+        throw new EarlyRefusal(401, UNAUTHORIZED.code, UNAUTHORIZED.message);
+      }
+      if (hostIdParam === undefined) {
+        res
+          .status(400)
+          .json(apiError(400, 'cluster_id and host_id are required for upload host logs'));
+        return;
+      }
+      const host = backend.host(infraEnv, hostIdParam);
+      if (host?.clusterId !== clusterId) {
+        res.status(404).json(apiError(404, 'record not found'));
+        return;
+      }
+      const boundary = multipartBoundary(req.header('content-type'));
+      if (boundary === undefined) {
+        throw new EarlyRefusal(
+          415,
+          415,
+          `unsupported media type ${JSON.stringify(req.header('content-type') ?? '')}, only [multipart/form-data] are allowed`,
+        );
+      }
+      const declared = Number(req.header('content-length') ?? '0');
+      if (declared > logsLimit) throw tooLarge(logsLimit);
+      const dir = join(options.logsDir, clusterId);
+      await mkdir(dir, { recursive: true });
+      const stored = await storeMultipartField(
+        req,
+        boundary,
+        'upfile',
+        join(dir, `${hostIdParam}.tar.gz`),
+        logsLimit,
+      );
+      if (!stored.ok) {
+        if (stored.kind === 'too-large') throw tooLarge(logsLimit);
+        const reason =
+          stored.kind === 'missing-field' ? 'upfile in formData is required' : stored.message;
+        res.setHeader('connection', 'close');
+        res.status(400).json(apiError(400, reason));
+        return;
+      }
+      const outcome = await backend.logsUploaded(infraEnv, hostIdParam, now());
+      if (!outcome.ok) {
+        sendRefusal(res, outcome);
+        return;
+      }
+      res.status(204).end();
+    }),
+  );
+
+  app.use(BASE_PATH, router);
+
+  // Known paths with another method: 405 with Allow, as go-openapi's router answers.
+  const allowed: readonly [RegExp, string][] = [
+    [/^\/v2\/infra-envs\/[^/]+\/hosts\/?$/, 'POST'],
+    [/^\/v2\/infra-envs\/[^/]+\/hosts\/[^/]+\/instructions\/?$/, 'GET,POST'],
+    [/^\/v2\/infra-envs\/[^/]+\/hosts\/[^/]+\/progress\/?$/, 'PUT'],
+    [/^\/v2\/infra-envs\/[^/]+\/hosts\/[^/]+\/logs-progress\/?$/, 'PUT'],
+    [/^\/v2\/infra-envs\/[^/]+\/hosts\/[^/]+\/?$/, 'GET'],
+    [/^\/v2\/clusters\/[^/]+\/logs\/?$/, 'POST'],
+  ];
+  app.use((req, res) => {
+    const inner = req.path.startsWith(`${BASE_PATH}/`)
+      ? req.path.slice(BASE_PATH.length)
+      : undefined;
+    const match =
+      inner === undefined ? undefined : allowed.find(([pattern]) => pattern.test(inner));
+    if (match) {
+      res.setHeader('allow', match[1]);
+      res
+        .status(405)
+        .json(infraError(405, `method ${req.method} is not allowed, but [${match[1]}] are`));
+      return;
+    }
+    res.status(404).json(infraError(404, `path ${req.path} was not found`));
+  });
+
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- express knows an error handler by its four parameters
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (error instanceof EarlyRefusal) {
+      if (error.status === 413) res.setHeader('connection', 'close');
+      res.status(error.status).json(infraError(error.code, error.message));
+      return;
+    }
+    log?.error({ err: error, method: req.method, path: req.path }, 'agent API request failed');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.status(500).json(apiError(500, 'internal error'));
+  });
+
+  return app;
+}
+
+function tooLarge(limit: number): EarlyRefusal {
+  return new EarlyRefusal(413, 413, `request body is larger than ${String(limit)} bytes`);
+}
+
+/** Reads a body as UTF-8 text, refusing it (413) past `limit` bytes. */
+async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (declared > limit) throw tooLarge(limit);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  // Iterated by hand so that refusing early leaves the socket able to carry the 413.
+  const iterator = (req as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
+    total += next.value.length;
+    if (total > limit) throw tooLarge(limit);
+    chunks.push(next.value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A query parameter's (first) value. */
+function query(req: Request, name: string): string | undefined {
+  const value: unknown = req.query[name];
+  if (Array.isArray(value)) return typeof value[0] === 'string' ? value[0] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+function param(req: Request, name: string): string {
+  const value = (req.params as Record<string, string | undefined>)[name];
+  return value ?? '';
+}
+
+function pathUuid(req: Request, name: string): string {
+  const value = param(req, name);
+  if (!UUID.test(value)) {
+    throw new EarlyRefusal(
+      422,
+      605,
+      `${name} in path must be of type uuid: ${JSON.stringify(value)}`,
+    );
+  }
+  return value.toLowerCase();
+}
+
+function objectBody(value: unknown, name: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new EarlyRefusal(
+      400,
+      400,
+      `parsing ${name} body from "" failed, because json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value`,
+    );
+  }
+  return value as Record<string, unknown>;
+}
+
+function requiredUuid(body: Record<string, unknown>, name: string): string {
+  const value = body[name];
+  if (value === undefined || value === null)
+    throw new EarlyRefusal(422, 602, `${name} in body is required`);
+  if (typeof value !== 'string') {
+    throw new EarlyRefusal(
+      422,
+      601,
+      `${name} in body must be of type string: ${JSON.stringify(typeof value)}`,
+    );
+  }
+  if (!UUID.test(value)) {
+    throw new EarlyRefusal(
+      422,
+      605,
+      `${name} in body must be of type uuid: ${JSON.stringify(value)}`,
+    );
+  }
+  return value.toLowerCase();
+}
+
+function optionalString(body: Record<string, unknown>, name: string): string | undefined {
+  const value = body[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') {
+    throw new EarlyRefusal(
+      400,
+      400,
+      `json: cannot unmarshal ${typeof value} into Go struct field .${name} of type string`,
+    );
+  }
+  return value;
+}
+
+function optionalInteger(body: Record<string, unknown>, name: string): number | undefined {
+  const value = body[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw new EarlyRefusal(
+      400,
+      400,
+      `json: cannot unmarshal ${typeof value} into Go struct field .${name} of type int64`,
+    );
+  }
+  return value;
+}
+
+function optionalEnum<T extends string>(
+  body: Record<string, unknown>,
+  name: string,
+  values: readonly T[],
+): T | undefined {
+  const value = optionalString(body, name);
+  if (value === undefined) return undefined;
+  if (!(values as readonly string[]).includes(value)) {
+    throw new EarlyRefusal(422, 606, `${name} in body should be one of [${values.join(' ')}]`);
+  }
+  return value as T;
+}
+
+/** How the agent API listens. */
+export interface AgentApiServerOptions extends AgentApiOptions {
+  /** @default 127.0.0.1 */
+  readonly host?: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  /** PEM certificate (chain) and key; required unless insecureHttp. */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  /** Serve plain HTTP (only for the agent's `--insecure` tests). @default false */
+  readonly insecureHttp?: boolean;
+}
+
+/** A listening agent API. */
+export interface AgentApiServer {
+  /** `https://host:port` (or http), without the base path. */
+  readonly url: string;
+  readonly port: number;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+/** Starts the agent API on HTTPS (or plain HTTP when explicitly asked). */
+export async function startAgentApiServer(options: AgentApiServerOptions): Promise<AgentApiServer> {
+  if (!options.tls && options.insecureHttp !== true) {
+    throw new SiteForgeError(
+      'AGENT_API_TLS_REQUIRED',
+      'the agent API needs a TLS certificate and key (or insecureHttp, for tests only)',
+    );
+  }
+  const app = createAgentApiApp(options);
+  const server: Server = options.tls
+    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, app)
+    : createHttpServer(app);
+  // Agents poll every minute or faster; keep their connections longer than a poll.
+  server.keepAliveTimeout = 75_000;
+  server.headersTimeout = 80_000;
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const scheme = options.tls ? 'https' : 'http';
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `${scheme}://${urlHost}:${String(port)}`,
+    port,
+    server,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => {
+          if (error) reject(error);
+          else resolve();
+        });
+        server.closeAllConnections();
+      }),
+  };
+}

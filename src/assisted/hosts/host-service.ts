@@ -1,0 +1,803 @@
+/**
+ * The host side of the assisted core (assisted-service's host manager and the host half of its
+ * inventory API), behind the agent API's backend port: registration (with the Agent it
+ * creates), next steps (the agent's check-in), step replies, install progress and logs.
+ *
+ * Records live in memory keyed by host id; their persisted form is the Agent itself
+ * (agent-projection.ts). The service never writes an Agent for a change of its record: it
+ * enqueues the Agent's key, and the Agent controller writes the projection once, only where
+ * it differs — so many agent calls per host per minute cost no API write unless something a
+ * user can see changed, and a check-in alone never writes. Only registration writes directly,
+ * as upstream does, because the Agent must exist before the agent is answered.
+ */
+import { randomBytes } from 'node:crypto';
+import { Gvk, Label } from '../../bmac/api.js';
+import type { ObjectReader, ObjectWriter, Request } from '../../bmac/runtime/contract.js';
+import { KubeApiError, KubeApiErrorCode } from '../../kube/index.js';
+import type { KubeObject } from '../../kube/index.js';
+import type { Clock } from '../../shared/clock.js';
+import { systemClock } from '../../shared/clock.js';
+import type { Logger } from '../../shared/logger.js';
+import type {
+  AgentApiBackend,
+  InfraEnvRef,
+  Instruction,
+  Outcome,
+  StepReply,
+  Steps,
+} from '../agent-api/backend.js';
+import { HostRole, HostStage, StepType } from '../model.js';
+import type { HostStatus } from '../model.js';
+import type {
+  ClusterRecord,
+  HostProgress,
+  HostRecord,
+  HostStepResults,
+  WireInventory,
+} from '../model.js';
+import type { StoredHost } from './agent-projection.js';
+import { projectMetadata, restoreHost } from './agent-projection.js';
+import { AGENT_FINALIZER, HostKind } from './agent-names.js';
+import { INVENTORY_UPDATABLE } from './host-statuses.js';
+import { diskIdentifier, findDisk, normalizeInventory } from './inventory.js';
+import type {
+  ClusterDirectory,
+  HostEvent,
+  HostEventOutcome,
+  HostMachine,
+  HostMachineContext,
+  HostValidator,
+  InstructionBuilder,
+  RoleAssignment,
+} from './ports.js';
+
+/** `HOST_MAX_DISCONNECTION_TIME` (assisted.md §4.2). */
+export const HOST_MAX_DISCONNECTION_MS = 3 * 60_000;
+/** Extra time a bootstrap host may stay silent (it serves the control plane meanwhile). */
+export const BOOTSTRAP_EXTRA_DISCONNECTION_MS = 2 * 60_000;
+/** The step exit code meaning the discovery media could not be read. */
+export const MEDIA_DISCONNECTED_EXIT_CODE = 256;
+/** The exit code of an install step whose installer container already runs (not a failure). */
+const CONTAINER_ALREADY_RUNNING_EXIT_CODE = 125;
+
+/** The status a host has before its first registration (upstream's empty state). */
+export const NEW_HOST_STATUS = '' as HostStatus;
+
+/** Stages from which the agent is expected to be silent (the host reboots into the installed OS). */
+const AFTER_REBOOT: ReadonlySet<HostStage> = new Set([
+  HostStage.Rebooting,
+  HostStage.WaitingForIgnition,
+  HostStage.Configuring,
+  HostStage.Joined,
+  HostStage.Done,
+]);
+
+/** Called after every change of a host record (not after a bare check-in). */
+export type HostListener = (host: HostRecord, previous: HostRecord | undefined) => void;
+
+/** Options of HostService. */
+export interface HostServiceOptions {
+  /** The informers' cache (Agents, InfraEnvs, ClusterDeployments). */
+  readonly reader: ObjectReader;
+  /** Used only to create (or re-own) an Agent at registration. */
+  readonly writer: ObjectWriter;
+  /** Asks the Agent controller to write an Agent's projection (the runtime's queue dedupes). */
+  readonly enqueueAgent: (request: Request) => void;
+  readonly machine: HostMachine;
+  readonly validator: HostValidator;
+  readonly instructions: InstructionBuilder;
+  readonly clusters: ClusterDirectory;
+  readonly log: Logger;
+  /** @default the system clock */
+  readonly clock?: Clock;
+  /** @default HOST_MAX_DISCONNECTION_MS */
+  readonly maxDisconnectionMs?: number;
+}
+
+function refusal(httpStatus: 400 | 404 | 409, reason: string): Outcome<never> {
+  return { ok: false, httpStatus, reason };
+}
+
+function ok<T>(value: T): Outcome<T> {
+  return { ok: true, value };
+}
+
+/** Whether two records differ in anything but the check-in time (shallow, then by value). */
+export function recordChanged(a: HostRecord | undefined, b: HostRecord): boolean {
+  if (a === b) return false;
+  if (a === undefined) return true;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const key of keys) {
+    if (key === 'checkedInAt') continue;
+    const va = (a as unknown as Record<string, unknown>)[key];
+    const vb = (b as unknown as Record<string, unknown>)[key];
+    if (va === vb) continue;
+    if (typeof va !== 'object' || typeof vb !== 'object' || va === null || vb === null) return true;
+    if (JSON.stringify(va) !== JSON.stringify(vb)) return true;
+  }
+  return false;
+}
+
+/** Step results kept for validations, by step type. */
+const STEP_RESULT_FIELD: Partial<Record<StepType, keyof HostStepResults>> = {
+  [StepType.NtpSynchronizer]: 'ntp',
+  [StepType.ConnectivityCheck]: 'connectivity',
+  [StepType.DomainResolution]: 'domainResolution',
+  [StepType.FreeNetworkAddresses]: 'freeAddresses',
+  [StepType.InstallationDiskSpeedCheck]: 'diskSpeed',
+  [StepType.ContainerImageAvailability]: 'imageAvailability',
+  [StepType.ApiVipConnectivityCheck]: 'apiVipConnectivity',
+  [StepType.TangConnectivityCheck]: 'tangConnectivity',
+  [StepType.VerifyVips]: 'verifyVips',
+};
+
+/** A fallback instruction when no builder knows the step: the step id, no arguments. */
+export function bareInstruction(type: StepType): Instruction {
+  return { stepType: type, stepId: `${type}-${randomBytes(4).toString('hex')}`, args: [] };
+}
+
+/** The host records and what the agent API asks of them. */
+export class HostService implements AgentApiBackend {
+  private readonly hosts = new Map<string, StoredHost>();
+  private readonly byCluster = new Map<string, Set<string>>();
+  private readonly infraEnvIndex = new Map<string, { namespace: string; name: string }>();
+  private readonly listeners: HostListener[] = [];
+  private readonly clock: Clock;
+  private readonly maxDisconnectionMs: number;
+
+  constructor(private readonly options: HostServiceOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.maxDisconnectionMs = options.maxDisconnectionMs ?? HOST_MAX_DISCONNECTION_MS;
+  }
+
+  // ---- reading ------------------------------------------------------------------------------
+
+  /** Every host record (the monitor's round). */
+  all(): readonly HostRecord[] {
+    return [...this.hosts.values()].map((h) => h.record);
+  }
+
+  /** The record of a host, whatever its InfraEnv. */
+  get(hostId: string): HostRecord | undefined {
+    return this.find(hostId)?.record;
+  }
+
+  /** `status.kind` of the host's Agent. */
+  kind(hostId: string): HostKind | undefined {
+    return this.hosts.get(hostId)?.kind;
+  }
+
+  /** The stored host (record and kind), for the Agent controller's projection. */
+  stored(hostId: string): StoredHost | undefined {
+    return this.hosts.get(hostId);
+  }
+
+  /** The hosts bound to the cluster whose ClusterDeployment uid is `clusterId`. */
+  hostsOfCluster(clusterId: string): readonly HostRecord[] {
+    const ids = this.byCluster.get(clusterId);
+    if (ids === undefined) return [];
+    const out: HostRecord[] = [];
+    for (const id of ids) {
+      const host = this.hosts.get(id);
+      if (host !== undefined) out.push(host.record);
+    }
+    return out;
+  }
+
+  /** Calls `listener` after every change of a record. @returns unsubscribe */
+  subscribe(listener: HostListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i !== -1) this.listeners.splice(i, 1);
+    };
+  }
+
+  // ---- AgentApiBackend ----------------------------------------------------------------------
+
+  infraEnv(id: string): InfraEnvRef | undefined {
+    const cached = this.infraEnvIndex.get(id);
+    if (cached !== undefined) {
+      const object = this.options.reader.get({ ...Gvk.InfraEnv, ...cached });
+      if (object?.metadata['uid'] === id) return this.infraEnvRefOf(object);
+    }
+    for (const object of this.options.reader.list(Gvk.InfraEnv)) {
+      const uid = object.metadata['uid'];
+      if (typeof uid === 'string')
+        this.infraEnvIndex.set(uid, {
+          namespace: object.metadata.namespace ?? '',
+          name: object.metadata.name,
+        });
+      if (uid === id) return this.infraEnvRefOf(object);
+    }
+    return undefined;
+  }
+
+  host(infraEnv: InfraEnvRef, hostId: string): HostRecord | undefined {
+    const host = this.find(hostId);
+    return host?.record.infraEnvId === infraEnv.id ? host.record : undefined;
+  }
+
+  async registerHost(
+    infraEnv: InfraEnvRef,
+    hostId: string,
+    discoveryAgentVersion: string | undefined,
+    now: Date,
+  ): Promise<Outcome<HostRecord>> {
+    const infraEnvObject = this.options.reader.get({
+      ...Gvk.InfraEnv,
+      namespace: infraEnv.namespace,
+      name: infraEnv.name,
+    });
+    if (infraEnvObject === undefined) return refusal(404, `infra env ${infraEnv.id} not found`);
+    const infraEnvSpec = (infraEnvObject['spec'] ?? {}) as Record<string, unknown>;
+    if (infraEnvSpec['imageType'] === 'disconnected-iso')
+      return refusal(400, 'Cannot register a host to an InfraEnv with disconnected-iso type');
+
+    const existing = this.find(hostId);
+    const previous = existing?.record.infraEnvId === infraEnv.id ? existing : undefined;
+    const clusterRef = infraEnvSpec['clusterRef'] as
+      { readonly name?: string; readonly namespace?: string } | undefined;
+    const cluster =
+      clusterRef?.name !== undefined
+        ? this.options.clusters.byDeployment(
+            clusterRef.namespace ?? infraEnv.namespace,
+            clusterRef.name,
+          )
+        : previous?.record.clusterId !== undefined
+          ? this.options.clusters.byId(previous.record.clusterId)
+          : undefined;
+    if (previous === undefined && cluster !== undefined) {
+      const refused = this.options.clusters.registrationRefusal(cluster);
+      if (refused !== undefined) return refusal(409, refused);
+    }
+
+    const nowIso = now.toISOString();
+    const day2 = cluster?.status === 'adding-hosts';
+    const kind = day2 ? HostKind.AddToExistingClusterHost : HostKind.Host;
+    let role: HostRole = HostRole.AutoAssign;
+    let bootstrap = false;
+    if (day2) role = HostRole.Worker;
+    else if (cluster?.highAvailabilityMode === 'None') {
+      role = HostRole.Master;
+      bootstrap = true;
+    }
+    const base: HostRecord =
+      previous !== undefined
+        ? { ...previous.record, registeredAt: nowIso }
+        : {
+            id: hostId,
+            namespace: infraEnv.namespace,
+            infraEnvName: infraEnv.name,
+            infraEnvId: infraEnv.id,
+            ...(cluster !== undefined && {
+              clusterId: cluster.id,
+              clusterDeploymentName: cluster.clusterDeploymentName,
+            }),
+            status: NEW_HOST_STATUS,
+            statusInfo: '',
+            statusUpdatedAt: nowIso,
+            role,
+            suggestedRole: role,
+            bootstrap,
+            approved: false,
+            ...(day2 && { machineConfigPool: 'worker' }),
+            registeredAt: nowIso,
+            checkedInAt: nowIso,
+            validationsInfo: {},
+            progress: {},
+            stepResults: {},
+          };
+    const registering: HostRecord = {
+      ...base,
+      checkedInAt: nowIso,
+      ...(discoveryAgentVersion !== undefined && { discoveryAgentVersion }),
+    };
+    const outcome = this.options.machine.apply(
+      registering,
+      {
+        type: 'RegisterHost',
+        ...(discoveryAgentVersion !== undefined && { discoveryAgentVersion }),
+      },
+      this.machineContext(registering, now),
+    );
+    if (!outcome.ok) return refusal(outcome.httpStatus === 409 ? 409 : 400, outcome.reason);
+
+    const stored: StoredHost = { record: outcome.host, kind };
+    if (existing !== undefined && previous === undefined) this.forget(existing.record.id);
+    this.commit(stored, previous?.record);
+    try {
+      await this.ensureAgent(infraEnvObject, stored, cluster);
+    } catch (err) {
+      // As upstream: a host whose Agent could not be written is not registered.
+      this.forget(hostId);
+      throw err;
+    }
+    return ok(stored.record);
+  }
+
+  nextSteps(infraEnv: InfraEnvRef, hostId: string, now: Date): Promise<Outcome<Steps>> {
+    const stored = this.findIn(infraEnv, hostId);
+    if (stored === undefined) return Promise.resolve(refusal(404, `host ${hostId} not found`));
+    // The check-in: kept in memory only, never a reason to write the Agent.
+    const record: HostRecord = { ...stored.record, checkedInAt: now.toISOString() };
+    this.hosts.set(hostId, { ...stored, record });
+    const context = this.machineContext(record, now);
+    const plan = this.options.machine.nextSteps(record, context);
+    const cluster = context.cluster;
+    const clusterHosts =
+      record.clusterId === undefined ? [] : this.hostsOfCluster(record.clusterId);
+    const instructions = plan.stepTypes.map((type) =>
+      this.options.instructions.build(type, {
+        host: record,
+        ...(cluster !== undefined && { cluster }),
+        clusterHosts,
+      }),
+    );
+    return Promise.resolve(
+      ok({
+        nextInstructionSeconds: plan.nextInstructionSeconds,
+        postStepAction: plan.postStepAction,
+        instructions,
+      }),
+    );
+  }
+
+  postStepReply(
+    infraEnv: InfraEnvRef,
+    hostId: string,
+    reply: StepReply,
+    now: Date,
+  ): Promise<Outcome<undefined>> {
+    const stored = this.findIn(infraEnv, hostId);
+    if (stored === undefined) return Promise.resolve(refusal(404, `host ${hostId} not found`));
+    const host = stored.record;
+    if (reply.exitCode !== 0) {
+      this.handleReplyError(stored, reply, now);
+      return Promise.resolve(ok(undefined));
+    }
+    let output: unknown;
+    if (reply.stepType === StepType.Inventory || STEP_RESULT_FIELD[reply.stepType] !== undefined) {
+      try {
+        output = JSON.parse(reply.output);
+      } catch {
+        return Promise.resolve(
+          refusal(400, `Failed to decode ${reply.stepType} reply: the output is not JSON`),
+        );
+      }
+      if (typeof output !== 'object' || output === null || Array.isArray(output))
+        return Promise.resolve(
+          refusal(400, `Failed to decode ${reply.stepType} reply: the output is not an object`),
+        );
+    }
+    if (reply.stepType === StepType.Inventory) {
+      if (!INVENTORY_UPDATABLE.has(host.status)) {
+        this.options.log.debug(
+          { host: hostId, status: host.status },
+          'inventory ignored: the host can no longer be updated',
+        );
+        return Promise.resolve(ok(undefined));
+      }
+      this.replace(stored, this.withInventory(host, output as WireInventory), now, true);
+      return Promise.resolve(ok(undefined));
+    }
+    const field = STEP_RESULT_FIELD[reply.stepType];
+    if (field !== undefined) {
+      const previous = host.stepResults[field];
+      if (JSON.stringify(previous) !== JSON.stringify(output))
+        this.replace(
+          stored,
+          { ...host, stepResults: { ...host.stepResults, [field]: output } },
+          now,
+          true,
+        );
+    }
+    return Promise.resolve(ok(undefined));
+  }
+
+  updateProgress(
+    infraEnv: InfraEnvRef,
+    hostId: string,
+    progress: Pick<HostProgress, 'currentStage' | 'progressInfo'>,
+    now: Date,
+  ): Promise<Outcome<HostRecord>> {
+    const stored = this.findIn(infraEnv, hostId);
+    if (stored === undefined) return Promise.resolve(refusal(404, `host ${hostId} not found`));
+    const host = stored.record;
+    if (host.clusterId === undefined)
+      return Promise.resolve(
+        refusal(400, `host ${hostId} is not bound to any cluster, cannot update progress`),
+      );
+    if (progress.currentStage === undefined)
+      return Promise.resolve(refusal(400, 'current_stage is required'));
+    if (
+      progress.currentStage === host.progress.currentStage &&
+      (progress.progressInfo ?? '') === (host.progress.progressInfo ?? '')
+    )
+      return Promise.resolve(ok(host));
+    const outcome = this.apply(
+      hostId,
+      {
+        type: 'HostProgressChanged',
+        currentStage: progress.currentStage,
+        ...(progress.progressInfo !== undefined && { progressInfo: progress.progressInfo }),
+      },
+      now,
+    );
+    return Promise.resolve(
+      outcome.ok ? ok(outcome.host) : refusal(outcome.httpStatus, outcome.reason),
+    );
+  }
+
+  logsUploaded(infraEnv: InfraEnvRef, hostId: string, now: Date): Promise<Outcome<undefined>> {
+    const stored = this.findIn(infraEnv, hostId);
+    if (stored === undefined) return Promise.resolve(refusal(404, `host ${hostId} not found`));
+    this.replace(stored, { ...stored.record, logsCollectedAt: now.toISOString() }, now, false);
+    return Promise.resolve(ok(undefined));
+  }
+
+  // ---- for the cluster side and the Agent controller ----------------------------------------
+
+  /** Applies a state-machine event to a host (InstallHost, CancelInstallation, …). */
+  apply(hostId: string, event: HostEvent, now: Date = this.now()): HostEventOutcome {
+    const stored = this.find(hostId);
+    if (stored === undefined)
+      return { ok: false, httpStatus: 404, reason: `host ${hostId} not found` };
+    const outcome = this.options.machine.apply(
+      stored.record,
+      event,
+      this.machineContext(stored.record, now),
+    );
+    if (outcome.ok) this.commit({ ...stored, record: outcome.host }, stored.record);
+    return outcome;
+  }
+
+  /** Sets the role, suggested role or bootstrap flag the cluster side chose. */
+  assignRole(hostId: string, assignment: RoleAssignment): HostRecord | undefined {
+    const stored = this.find(hostId);
+    if (stored === undefined) return undefined;
+    const record: HostRecord = {
+      ...stored.record,
+      ...(assignment.role !== undefined && { role: assignment.role }),
+      ...(assignment.suggestedRole !== undefined && { suggestedRole: assignment.suggestedRole }),
+      ...(assignment.bootstrap !== undefined && { bootstrap: assignment.bootstrap }),
+    };
+    this.commit({ ...stored, record }, stored.record);
+    return record;
+  }
+
+  /**
+   * Re-evaluates a host as the monitor does: connection, validations, then the Refresh event.
+   * @returns whether the record changed
+   */
+  refresh(hostId: string, now: Date = this.now()): boolean {
+    const stored = this.hosts.get(hostId);
+    if (stored === undefined) return false;
+    const next = this.refreshed(stored.record, now);
+    if (!recordChanged(stored.record, next)) return false;
+    this.commit({ ...stored, record: next }, stored.record);
+    return true;
+  }
+
+  /** Replaces a record with a changed one (the Agent controller's spec sync). */
+  update(hostId: string, change: (host: HostRecord) => HostRecord): HostRecord | undefined {
+    const stored = this.find(hostId);
+    if (stored === undefined) return undefined;
+    const record = change(stored.record);
+    if (record !== stored.record) this.commit({ ...stored, record }, stored.record);
+    return record;
+  }
+
+  /** Rebuilds a host from its Agent after a restart (nothing is written). */
+  restore(agent: KubeObject, now: Date = this.now()): StoredHost | undefined {
+    const existing = this.hosts.get(agent.metadata.name);
+    if (existing !== undefined) return existing;
+    const infraEnvId = this.infraEnvIdOf(agent);
+    if (infraEnvId === undefined) return undefined;
+    const ref = (agent['spec'] as Record<string, unknown> | undefined)?.[
+      'clusterDeploymentName'
+    ] as { name?: string; namespace?: string } | undefined;
+    const cluster =
+      ref?.name !== undefined
+        ? this.options.clusters.byDeployment(
+            ref.namespace ?? agent.metadata.namespace ?? '',
+            ref.name,
+          )
+        : undefined;
+    const stored = restoreHost(agent, infraEnvId, cluster?.id, now);
+    if (stored === undefined) return undefined;
+    this.hosts.set(stored.record.id, stored);
+    this.index(stored.record, undefined);
+    return stored;
+  }
+
+  /** Forgets a host (its Agent is being deleted: upstream's deregister). */
+  deregister(hostId: string): void {
+    this.forget(hostId);
+  }
+
+  /** Whether the agent of `host` has checked in recently enough (assisted.md §4.2). */
+  isConnected(host: HostRecord, now: Date): boolean {
+    if (host.progress.currentStage !== undefined && AFTER_REBOOT.has(host.progress.currentStage))
+      return true;
+    const limit = this.maxDisconnectionMs + (host.bootstrap ? BOOTSTRAP_EXTRA_DISCONNECTION_MS : 0);
+    return now.getTime() - Date.parse(host.checkedInAt) <= limit;
+  }
+
+  /** The installation disks the host may use (HostValidator's). */
+  validDisks(host: HostRecord): readonly string[] {
+    return this.options.validator.validDisks(host);
+  }
+
+  /** The machine context of a host now. */
+  machineContext(host: HostRecord, now: Date): HostMachineContext {
+    const cluster = this.clusterOf(host);
+    return {
+      now,
+      ...(cluster !== undefined && { cluster }),
+      validations: host.validationsInfo,
+      connected: this.isConnected(host, now),
+    };
+  }
+
+  /** The cluster of a ClusterDeployment, as the cluster side knows it. */
+  clusterByDeployment(namespace: string, name: string): ClusterRecord | undefined {
+    return this.options.clusters.byDeployment(namespace, name);
+  }
+
+  /** The cluster a host is bound to, as the cluster side knows it. */
+  clusterOf(host: HostRecord): ClusterRecord | undefined {
+    return host.clusterId === undefined ? undefined : this.options.clusters.byId(host.clusterId);
+  }
+
+  /** The stages of a host's role (`progressStages`). */
+  progressStagesOf(host: HostRecord): readonly HostStage[] {
+    return this.options.machine.progressStages?.(host, this.clusterOf(host)) ?? [];
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  private now(): Date {
+    return new Date(this.clock.now());
+  }
+
+  private refreshed(host: HostRecord, now: Date): HostRecord {
+    const cluster = this.clusterOf(host);
+    const clusterHosts = host.clusterId === undefined ? [] : this.hostsOfCluster(host.clusterId);
+    const fresh = this.options.validator.validate(host, {
+      now,
+      ...(cluster !== undefined && { cluster }),
+      clusterHosts,
+    });
+    const validationsInfo =
+      JSON.stringify(fresh) === JSON.stringify(host.validationsInfo) ? host.validationsInfo : fresh;
+    const validated: HostRecord =
+      validationsInfo === host.validationsInfo ? host : { ...host, validationsInfo };
+    const outcome = this.options.machine.apply(
+      validated,
+      { type: 'Refresh' },
+      {
+        now,
+        ...(cluster !== undefined && { cluster }),
+        validations: validationsInfo,
+        connected: this.isConnected(host, now),
+      },
+    );
+    return outcome.ok ? outcome.host : validated;
+  }
+
+  private withInventory(host: HostRecord, raw: WireInventory): HostRecord {
+    const inventory = normalizeInventory(raw);
+    const withInventory: HostRecord = { ...host, inventory };
+    const valid = this.options.validator.validDisks(withInventory);
+    const chosen =
+      host.installationDiskId !== undefined &&
+      valid.some((id) => {
+        const disk = findDisk(inventory, id);
+        return disk !== undefined && diskIdentifier(disk) === host.installationDiskId;
+      })
+        ? host.installationDiskId
+        : valid[0];
+    if (chosen !== undefined) return { ...withInventory, installationDiskId: chosen };
+    const rest: Record<string, unknown> = { ...withInventory };
+    delete rest['installationDiskId'];
+    return rest as unknown as HostRecord;
+  }
+
+  private handleReplyError(stored: StoredHost, reply: StepReply, now: Date): void {
+    const hostId = stored.record.id;
+    if (reply.exitCode === MEDIA_DISCONNECTED_EXIT_CODE)
+      this.apply(hostId, { type: 'MediaDisconnect' }, now);
+    if (reply.stepType === StepType.Install) {
+      if (
+        reply.exitCode === CONTAINER_ALREADY_RUNNING_EXIT_CODE &&
+        reply.error.includes('the container name "assisted-installer" is already in use')
+      )
+        return;
+      this.apply(
+        hostId,
+        { type: 'HostInstallationFailed', reason: 'installation command failed' },
+        now,
+      );
+      return;
+    }
+    const field = STEP_RESULT_FIELD[reply.stepType];
+    if (field === 'diskSpeed' || field === 'imageAvailability' || field === 'tangConnectivity') {
+      const current = this.hosts.get(hostId) ?? stored;
+      const failed = { exit_code: reply.exitCode, error: reply.error };
+      this.replace(
+        current,
+        { ...current.record, stepResults: { ...current.record.stepResults, [field]: failed } },
+        now,
+        true,
+      );
+    }
+  }
+
+  /** Stores a changed record; `refresh` re-evaluates it at once (new inputs for validations). */
+  private replace(stored: StoredHost, record: HostRecord, now: Date, refresh: boolean): void {
+    const next = refresh ? this.refreshed(record, now) : record;
+    this.commit({ ...stored, record: next }, stored.record);
+  }
+
+  private commit(stored: StoredHost, previous: HostRecord | undefined): void {
+    this.hosts.set(stored.record.id, stored);
+    this.index(stored.record, previous);
+    if (!recordChanged(previous, stored.record)) return;
+    this.options.enqueueAgent({ namespace: stored.record.namespace, name: stored.record.id });
+    for (const listener of this.listeners) listener(stored.record, previous);
+  }
+
+  private index(record: HostRecord, previous: HostRecord | undefined): void {
+    if (previous?.clusterId === record.clusterId && previous !== undefined) return;
+    if (previous?.clusterId !== undefined)
+      this.byCluster.get(previous.clusterId)?.delete(record.id);
+    if (record.clusterId !== undefined) {
+      let ids = this.byCluster.get(record.clusterId);
+      if (ids === undefined) this.byCluster.set(record.clusterId, (ids = new Set()));
+      ids.add(record.id);
+    }
+  }
+
+  private forget(hostId: string): void {
+    const stored = this.hosts.get(hostId);
+    if (stored === undefined) return;
+    this.hosts.delete(hostId);
+    if (stored.record.clusterId !== undefined)
+      this.byCluster.get(stored.record.clusterId)?.delete(hostId);
+  }
+
+  /** The host, from memory or rebuilt from its Agent in the cache. */
+  private find(hostId: string): StoredHost | undefined {
+    const stored = this.hosts.get(hostId);
+    if (stored !== undefined) return stored;
+    for (const agent of this.agentsNamed(hostId)) {
+      const restored = this.restore(agent);
+      if (restored !== undefined) return restored;
+    }
+    return undefined;
+  }
+
+  private findIn(infraEnv: InfraEnvRef, hostId: string): StoredHost | undefined {
+    const stored = this.find(hostId);
+    return stored?.record.infraEnvId === infraEnv.id ? stored : undefined;
+  }
+
+  private agentsNamed(hostId: string): KubeObject[] {
+    // Agents live in their InfraEnv's namespace; the id alone does not say which.
+    return this.options.reader.list(Gvk.Agent).filter((a) => a.metadata.name === hostId);
+  }
+
+  private infraEnvIdOf(agent: KubeObject): string | undefined {
+    const name = agent.metadata.labels?.[Label.InfraEnv];
+    if (name === undefined) return undefined;
+    const infraEnv = this.options.reader.get({
+      ...Gvk.InfraEnv,
+      namespace: agent.metadata.namespace ?? '',
+      name,
+    });
+    const uid = infraEnv?.metadata['uid'];
+    return typeof uid === 'string' ? uid : undefined;
+  }
+
+  private infraEnvRefOf(object: KubeObject): InfraEnvRef | undefined {
+    if (object.metadata['deletionTimestamp'] !== undefined) return undefined;
+    return {
+      id: String(object.metadata['uid']),
+      namespace: object.metadata.namespace ?? '',
+      name: object.metadata.name,
+    };
+  }
+
+  /**
+   * Creates the host's Agent, or takes over one left by another InfraEnv (upstream's
+   * CreateAgentCR): name = host id, the InfraEnv's namespace, labels and owner, not approved
+   * unless the InfraEnv auto-approves, bound when the InfraEnv names a cluster. The finalizer and
+   * annotations go in the same write, so a new host costs one create and one status write.
+   */
+  private async ensureAgent(
+    infraEnv: KubeObject,
+    stored: StoredHost,
+    cluster: ClusterRecord | undefined,
+  ): Promise<void> {
+    const record = stored.record;
+    const ref = { ...Gvk.Agent, namespace: record.namespace, name: record.id };
+    const spec = (infraEnv['spec'] ?? {}) as Record<string, unknown>;
+    const agentLabels = (spec['agentLabels'] ?? {}) as Record<string, string>;
+    const autoApprove =
+      (spec['agentApproval'] as Record<string, unknown> | undefined)?.['autoApprove'] === true;
+    const clusterRef = spec['clusterRef'] as { name?: string; namespace?: string } | undefined;
+    const clusterDeployment =
+      cluster !== undefined
+        ? { name: cluster.clusterDeploymentName, namespace: cluster.namespace }
+        : clusterRef?.name !== undefined
+          ? { name: clusterRef.name, namespace: clusterRef.namespace ?? record.namespace }
+          : undefined;
+    const existing = this.options.reader.get(ref) ?? (await this.options.writer.getLive(ref));
+    const labels = { [Label.InfraEnv]: infraEnv.metadata.name, ...agentLabels };
+    const infraEnvUid = String(infraEnv.metadata['uid']);
+    const ownerReferences = [
+      {
+        apiVersion: infraEnv.apiVersion,
+        kind: infraEnv.kind,
+        name: infraEnv.metadata.name,
+        uid: infraEnvUid,
+      },
+    ];
+    const freshSpec = {
+      approved: autoApprove,
+      role: '',
+      ...(clusterDeployment !== undefined && { clusterDeploymentName: clusterDeployment }),
+    };
+    if (existing === undefined) {
+      const draft: KubeObject = {
+        ...Gvk.Agent,
+        metadata: { name: record.id, namespace: record.namespace, labels, ownerReferences },
+        spec: freshSpec,
+      };
+      const metadata = projectMetadata({
+        agent: draft,
+        host: { ...stored, record: { ...record, approved: autoApprove } },
+        infraEnv: { name: infraEnv.metadata.name, uid: infraEnvUid },
+        progressStages: [],
+        syncError: undefined,
+        now: this.now(),
+      });
+      try {
+        await this.options.writer.create({ ...draft, metadata });
+      } catch (err) {
+        // Created meanwhile by another registration of the same host: the controller converges.
+        if (!(err instanceof KubeApiError && err.status === 409)) throw err;
+      }
+      if (autoApprove) this.update(record.id, (h) => ({ ...h, approved: true }));
+      this.options.enqueueAgent({ namespace: record.namespace, name: record.id });
+      return;
+    }
+    const owned = ((existing.metadata['ownerReferences'] ?? []) as { uid?: string }[]).some(
+      (o) => o.uid === infraEnvUid,
+    );
+    if (owned && existing.metadata.labels?.[Label.InfraEnv] === infraEnv.metadata.name) return;
+    // Registered from another InfraEnv: the Agent's spec starts afresh (upstream resets it).
+    try {
+      await this.options.writer.update({
+        ...existing,
+        metadata: {
+          ...existing.metadata,
+          labels,
+          ownerReferences,
+          finalizers: [
+            ...new Set([...((existing.metadata['finalizers'] ?? []) as string[]), AGENT_FINALIZER]),
+          ],
+        },
+        spec: freshSpec,
+      });
+    } catch (err) {
+      if (err instanceof KubeApiError && err.code === KubeApiErrorCode.Conflict) {
+        this.options.enqueueAgent({ namespace: record.namespace, name: record.id });
+        return;
+      }
+      throw err;
+    }
+    this.options.enqueueAgent({ namespace: record.namespace, name: record.id });
+  }
+}

@@ -1,0 +1,438 @@
+import { describe, expect, it } from 'vitest';
+import { Gvk } from '../../../src/bmac/api.js';
+import { AGENT_FINALIZER, AgentAnnotation } from '../../../src/assisted/hosts/agent-names.js';
+import { HostStage, HostStatus } from '../../../src/assisted/model.js';
+import {
+  HOST_ID,
+  NS,
+  World,
+  clusterDeployment,
+  infraEnvObject,
+  inventory,
+  snoCluster,
+} from './fixtures.js';
+
+/** A single-node cluster's host, registered with an inventory and known. */
+async function knownSnoHost(): Promise<World> {
+  const w = new World(
+    infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
+    clusterDeployment(),
+  );
+  w.clusters.records.set('cd-uid-1', snoCluster());
+  await w.registered(inventory());
+  return w;
+}
+
+describe('Agent spec flowing into the host', () => {
+  it('role, hostname, installation disk, node labels and approval reach the host record', async () => {
+    const w = await knownSnoHost();
+    await w.editSpec({
+      role: 'worker',
+      hostname: 'edge-node-7',
+      installation_disk_path: '/dev/disk/by-path/pci-0000:00:1f.2-ata-1',
+      nodeLabels: { 'node-role.kubernetes.io/edge': '' },
+      approved: true,
+      installerArgs: '["--append-karg","nosmt"]',
+    });
+    await w.reconcile();
+    expect(w.service.get(HOST_ID)).toMatchObject({
+      role: 'worker',
+      suggestedRole: 'worker',
+      requestedHostname: 'edge-node-7',
+      installationDiskId: '/dev/disk/by-id/wwn-0x5000c500a0b1c2d3',
+      nodeLabels: { 'node-role.kubernetes.io/edge': '' },
+      approved: true,
+      installerArgs: ['--append-karg', 'nosmt'],
+    });
+    expect(w.condition('SpecSynced')).toMatchObject({ status: 'True', reason: 'SyncOK' });
+    expect(w.status()['role']).toBe('worker');
+    expect(w.condition('RequirementsMet')).toMatchObject({
+      status: 'True',
+      reason: 'AgentIsReady',
+      message: 'The agent is ready to begin the installation',
+    });
+  });
+
+  it('a disk that is not a valid installation disk is an input error', async () => {
+    const w = await knownSnoHost();
+    await w.editSpec({ installation_disk_id: '/dev/disk/by-id/usb-stick' });
+    await w.reconcile();
+    expect(w.condition('SpecSynced')).toMatchObject({
+      status: 'False',
+      reason: 'InputError',
+      message:
+        "The Spec could not be synced due to an input error: Requested installation disk is not part of the host's valid disks",
+    });
+    expect(w.service.get(HOST_ID)?.installationDiskId).toBe(
+      '/dev/disk/by-id/wwn-0x5000c500a0b1c2d3',
+    );
+  });
+
+  it('an invalid hostname or installer flag is refused with upstream wording, and nothing applies', async () => {
+    const w = await knownSnoHost();
+    await w.editSpec({ hostname: 'Bad_Name', role: 'worker' });
+    await w.reconcile();
+    expect(w.condition('SpecSynced')?.['message']).toBe(
+      'The Spec could not be synced due to an input error: Hostname does not pass required regex validation: ^[a-z0-9][a-z0-9-]{0,62}(?:[.][a-z0-9-]{1,63})*$. Hostname: Bad_Name',
+    );
+    expect(w.service.get(HOST_ID)?.role).toBe('master');
+    await w.editSpec({ hostname: '', installerArgs: '["--karg-evil"]' });
+    await w.reconcile();
+    expect(w.condition('SpecSynced')?.['message']).toBe(
+      'The Spec could not be synced due to an input error: found unexpected flag --karg-evil for installer - allowed flags are [--append-karg --delete-karg -n --copy-network --network-dir --save-partlabel --save-partindex --image-url --image-file]',
+    );
+  });
+
+  it('once installation started, role and hostname changes are left unapplied (approval still flows)', async () => {
+    const w = await knownSnoHost();
+    await w.editSpec({ approved: true });
+    await w.reconcile();
+    expect(w.service.apply(HOST_ID, { type: 'InstallHost' }, w.now()).ok).toBe(true);
+    await w.flush();
+    await w.editSpec({ role: 'worker', hostname: 'late-name', approved: false });
+    await w.reconcile();
+    expect(w.service.get(HOST_ID)).toMatchObject({ role: 'master', approved: false });
+    expect(w.service.get(HOST_ID)?.requestedHostname).toBeUndefined();
+    expect(w.condition('SpecSynced')).toMatchObject({ status: 'True' });
+    expect(w.condition('RequirementsMet')).toMatchObject({
+      status: 'True',
+      reason: 'AgentAlreadyInstalling',
+    });
+    expect(w.condition('Installed')).toMatchObject({
+      status: 'False',
+      reason: 'InstallationInProgress',
+      message: 'The installation is in progress: Installation is in progress',
+    });
+  });
+
+  it('removing the cluster reference mid-install is refused with upstream wording', async () => {
+    const w = await knownSnoHost();
+    w.service.apply(HOST_ID, { type: 'InstallHost' }, w.now());
+    await w.flush();
+    await w.editSpec({ clusterDeploymentName: null });
+    await w.reconcile();
+    expect(w.condition('SpecSynced')?.['message']).toBe(
+      `The Spec could not be synced due to an input error: cancelling non-day-2 host [${HOST_ID}] in the middle of installation is not allowed`,
+    );
+    expect(w.service.get(HOST_ID)?.clusterId).toBe('cd-uid-1');
+  });
+
+  it('setting a cluster reference binds an unbound host; the Bound condition follows', async () => {
+    const w = new World(infraEnvObject(), clusterDeployment());
+    await w.registered(inventory(4));
+    expect(w.condition('Bound')).toMatchObject({ status: 'False', reason: 'Unbound' });
+    await w.editSpec({ clusterDeploymentName: { name: 'sno-1', namespace: NS } });
+    await w.reconcile();
+    expect(w.condition('SpecSynced')).toMatchObject({
+      status: 'False',
+      reason: 'BackendError',
+      message: 'The Spec could not be synced due to backend error: record not found',
+    });
+    w.clusters.records.set('cd-uid-1', snoCluster());
+    await w.reconcile();
+    expect(w.service.get(HOST_ID)).toMatchObject({
+      status: HostStatus.Binding,
+      clusterId: 'cd-uid-1',
+    });
+    expect(w.condition('Bound')).toMatchObject({
+      status: 'False',
+      reason: 'Binding',
+      message: 'The agent is currently binding to a cluster deployment',
+    });
+    expect(
+      w.agent()?.metadata.labels?.['agent-install.openshift.io/clusterdeployment-namespace'],
+    ).toBe(NS);
+  });
+
+  it('a cluster reference to a missing ClusterDeployment is a backend error', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered();
+    await w.editSpec({ clusterDeploymentName: { name: 'ghost', namespace: NS } });
+    const result = await w.controller.reconcile(
+      { namespace: NS, name: HOST_ID },
+      {
+        reader: w.cluster,
+        writer: w.cluster,
+        events: w.cluster,
+        clock: w.clock,
+        log: w.log,
+        signal: new AbortController().signal,
+      },
+    );
+    expect(result.requeueAfterMs).toBe(10_000);
+    expect(w.condition('SpecSynced')?.['message']).toBe(
+      'The Spec could not be synced due to backend error: failed to get clusterDeployment with name ghost in namespace site-1: clusterdeployments.hive.openshift.io "ghost" not found',
+    );
+  });
+});
+
+describe('Agent status through a host lifetime', () => {
+  it('discovering, insufficient with failing validations, then installed with progress', async () => {
+    const w = new World(
+      infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
+      clusterDeployment(),
+    );
+    w.clusters.records.set('cd-uid-1', snoCluster());
+    await w.registered();
+    expect(w.condition('Validated')).toMatchObject({
+      status: 'Unknown',
+      reason: 'ValidationsUnknown',
+    });
+    expect(w.condition('Installed')).toMatchObject({ reason: 'InstallationNotStarted' });
+
+    await w.service.postStepReply(
+      w.infraEnvRef(),
+      HOST_ID,
+      {
+        stepType: 'inventory',
+        stepId: 'inventory-1',
+        exitCode: 0,
+        output: JSON.stringify(inventory(4)),
+        error: '',
+      },
+      w.now(),
+    );
+    await w.flush();
+    expect(w.status()['debugInfo']).toMatchObject({ state: 'insufficient' });
+    expect(w.condition('Validated')).toMatchObject({
+      status: 'False',
+      reason: 'ValidationsFailing',
+      message:
+        "The agent's validations are failing: Require at least 8 CPU cores for master role, found only 4",
+    });
+
+    // The user picks a bigger machine: a fresh inventory with 8 cores.
+    await w.service.postStepReply(
+      w.infraEnvRef(),
+      HOST_ID,
+      {
+        stepType: 'inventory',
+        stepId: 'inventory-2',
+        exitCode: 0,
+        output: JSON.stringify(inventory(8)),
+        error: '',
+      },
+      w.now(),
+    );
+    await w.editSpec({ approved: true });
+    await w.reconcile();
+    expect(w.condition('Validated')).toMatchObject({
+      status: 'True',
+      reason: 'ValidationsPassing',
+    });
+    w.service.apply(HOST_ID, { type: 'InstallHost' }, w.now());
+    const ie = w.infraEnvRef();
+    w.clock.advance(5_000);
+    expect(
+      await w.service.updateProgress(
+        ie,
+        HOST_ID,
+        { currentStage: HostStage.StartingInstallation },
+        w.now(),
+      ),
+    ).toMatchObject({ ok: true });
+    w.clock.advance(65_000);
+    await w.service.updateProgress(
+      ie,
+      HOST_ID,
+      { currentStage: HostStage.WritingImageToDisk, progressInfo: '45%' },
+      w.now(),
+    );
+    await w.flush();
+    expect(w.status()['progress']).toEqual({
+      currentStage: 'Writing image to disk',
+      progressInfo: '45%',
+      installationPercentage: 50,
+      stageStartTime: '2026-11-25T12:01:10Z',
+      stageUpdateTime: '2026-11-25T12:01:10Z',
+      progressStages: [
+        'Starting installation',
+        'Installing',
+        'Waiting for bootkube',
+        'Writing image to disk',
+        'Copying registry data to disk',
+        'Rebooting',
+        'Joined',
+        'Done',
+      ],
+    });
+    expect(w.agent()?.metadata.annotations?.[AgentAnnotation.CurrentStage]).toBe(
+      'Writing image to disk',
+    );
+    await w.service.updateProgress(ie, HOST_ID, { currentStage: HostStage.Done }, w.now());
+    await w.flush();
+    expect(w.condition('Installed')).toMatchObject({
+      status: 'True',
+      reason: 'InstallationCompleted',
+      message: 'The installation has completed: Done',
+    });
+    expect(w.condition('RequirementsMet')).toMatchObject({ reason: 'AgentInstallationStopped' });
+  });
+
+  it('a progress report for a host not installing is a 409 with upstream wording', async () => {
+    const w = await knownSnoHost();
+    const outcome = await w.service.updateProgress(
+      w.infraEnvRef(),
+      HOST_ID,
+      { currentStage: HostStage.Installing },
+      w.now(),
+    );
+    expect(outcome).toEqual({
+      ok: false,
+      httpStatus: 409,
+      reason: "Can't set progress <Installing> to host in status <known>",
+    });
+  });
+
+  it('an unbound host may not report progress (400)', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered();
+    expect(
+      await w.service.updateProgress(
+        w.infraEnvRef(),
+        HOST_ID,
+        { currentStage: HostStage.Installing },
+        w.now(),
+      ),
+    ).toEqual({
+      ok: false,
+      httpStatus: 400,
+      reason: `host ${HOST_ID} is not bound to any cluster, cannot update progress`,
+    });
+  });
+});
+
+describe('disconnection', () => {
+  it('an agent silent for more than 3 minutes is disconnected; checking in again reconnects it', async () => {
+    const w = await knownSnoHost();
+    // A single-node host is the bootstrap: 3 minutes + 2.
+    const monitor = w.monitor();
+    w.clock.advance(4 * 60_000);
+    monitor.runOnce();
+    await w.flush();
+    expect(w.condition('Connected')).toMatchObject({ status: 'True' });
+    w.clock.advance(60_000 + 1);
+    monitor.runOnce();
+    await w.flush();
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.Disconnected);
+    expect(w.condition('Connected')).toMatchObject({
+      status: 'False',
+      reason: 'AgentIsDisconnected',
+      message:
+        'The agent has not contacted the installation service in some time, user action should be taken',
+      lastTransitionTime: '2026-11-25T12:05:00Z',
+    });
+    await w.service.nextSteps(w.infraEnvRef(), HOST_ID, w.now());
+    monitor.runOnce();
+    await w.flush();
+    expect(w.condition('Connected')).toMatchObject({ status: 'True', reason: 'AgentIsConnected' });
+  });
+
+  it('the monitor started with start() runs on the clock and stops with stop()', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered(inventory());
+    const monitor = w.monitor();
+    monitor.start();
+    w.clock.advance(3 * 60_000 + 10_000);
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.DisconnectedUnbound);
+    monitor.stop();
+    await w.service.nextSteps(w.infraEnvRef(), HOST_ID, w.now());
+    w.clock.advance(60_000);
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.DisconnectedUnbound);
+  });
+});
+
+describe('restart', () => {
+  it('a new HostService continues from the Agents: status, progress, stage times, step results', async () => {
+    const w = await knownSnoHost();
+    await w.editSpec({ approved: true, hostname: 'edge-node-7' });
+    await w.reconcile();
+    w.service.apply(HOST_ID, { type: 'InstallHost' }, w.now());
+    w.clock.advance(90_500);
+    await w.service.updateProgress(
+      w.infraEnvRef(),
+      HOST_ID,
+      { currentStage: HostStage.Installing, progressInfo: 'pulling' },
+      w.now(),
+    );
+    await w.flush();
+    const before = w.service.get(HOST_ID);
+
+    w.restart();
+    w.clock.advance(10_000);
+    const mark = w.cluster.writes.length;
+    await w.reconcile();
+    // Restoring writes nothing: the Agent already shows what the record holds.
+    expect(w.writesSince(mark)).toEqual([]);
+    const after = w.service.get(HOST_ID);
+    expect(after).toEqual({ ...before, checkedInAt: '2026-11-25T12:01:40.500Z' });
+    expect(after?.progress.stageStartedAt).toBe('2026-11-25T12:01:30.500Z');
+
+    // The installation goes on where it was.
+    w.clock.advance(10_000);
+    const next = await w.service.updateProgress(
+      w.infraEnvRef(),
+      HOST_ID,
+      { currentStage: HostStage.Done },
+      w.now(),
+    );
+    expect(next.ok).toBe(true);
+    await w.flush();
+    expect(w.condition('Installed')).toMatchObject({ status: 'True' });
+  });
+
+  it('after a restart every agent gets the full timeout to check in again', async () => {
+    const w = await knownSnoHost();
+    w.clock.advance(4 * 60_000);
+    w.restart();
+    const monitor = w.monitor();
+    await w.reconcile();
+    monitor.runOnce();
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.Known);
+    w.clock.advance(5 * 60_000 + 1);
+    monitor.runOnce();
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.Disconnected);
+  });
+
+  it('an Agent written by upstream (annotations only) is restored from them', async () => {
+    const w = new World(infraEnvObject(), {
+      ...Gvk.Agent,
+      metadata: {
+        name: HOST_ID,
+        namespace: NS,
+        labels: { 'infraenvs.agent-install.openshift.io': 'sno-1' },
+        annotations: {
+          [AgentAnnotation.State]: 'known-unbound',
+          [AgentAnnotation.Role]: 'worker',
+          [AgentAnnotation.Inventory]: JSON.stringify(inventory()),
+        },
+        finalizers: [AGENT_FINALIZER],
+      },
+      spec: { approved: true, role: '' },
+    });
+    await w.reconcile();
+    expect(w.service.get(HOST_ID)).toMatchObject({
+      status: HostStatus.KnownUnbound,
+      role: 'worker',
+      approved: true,
+      infraEnvId: 'ie-uid-1',
+    });
+    expect(w.condition('RequirementsMet')).toMatchObject({ reason: 'AgentIsReady' });
+    expect(w.agent()?.metadata.annotations?.[AgentAnnotation.HostRecord]).toBeDefined();
+  });
+});
+
+describe('deletion', () => {
+  it('deleting the Agent deregisters the host and releases the finalizer', async () => {
+    const w = await knownSnoHost();
+    await w.cluster.delete({ ...Gvk.Agent, namespace: NS, name: HOST_ID });
+    expect(w.agent()?.metadata['deletionTimestamp']).toBeDefined();
+    await w.reconcile();
+    expect(w.agent()).toBeUndefined();
+    expect(w.service.get(HOST_ID)).toBeUndefined();
+    expect(await w.service.nextSteps(w.infraEnvRef(), HOST_ID, w.now())).toMatchObject({
+      ok: false,
+      httpStatus: 404,
+    });
+  });
+});

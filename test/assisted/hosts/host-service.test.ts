@@ -1,0 +1,332 @@
+import { describe, expect, it } from 'vitest';
+import { Gvk, Label } from '../../../src/bmac/api.js';
+import {
+  AGENT_FINALIZER,
+  AgentAnnotation,
+  AgentLabel,
+} from '../../../src/assisted/hosts/agent-names.js';
+import { HostStatus, StepType } from '../../../src/assisted/model.js';
+import {
+  HOST_ID,
+  INFRA_ENV,
+  INFRA_ENV_UID,
+  MAC,
+  NS,
+  World,
+  clusterDeployment,
+  infraEnvObject,
+  inventory,
+  snoCluster,
+} from './fixtures.js';
+
+describe('host registration', () => {
+  it('creates the Agent named by the host id in the InfraEnv namespace, labelled, owned and not approved', async () => {
+    const w = new World(infraEnvObject({ agentLabels: { site: 'edge-1' } }));
+    const outcome = await w.service.registerHost(w.infraEnvRef(), HOST_ID, 'v1.0', w.now());
+    expect(outcome.ok).toBe(true);
+    const agent = w.agent();
+    expect(agent?.metadata.labels).toMatchObject({ [Label.InfraEnv]: INFRA_ENV, site: 'edge-1' });
+    expect(agent?.metadata['ownerReferences']).toEqual([
+      {
+        apiVersion: 'agent-install.openshift.io/v1beta1',
+        kind: 'InfraEnv',
+        name: INFRA_ENV,
+        uid: INFRA_ENV_UID,
+      },
+    ]);
+    expect(agent?.metadata['finalizers']).toEqual([AGENT_FINALIZER]);
+    expect(agent?.['spec']).toEqual({ approved: false, role: '' });
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.DiscoveringUnbound);
+  });
+
+  it('binds the Agent to the InfraEnv cluster and makes a single-node host master and bootstrap', async () => {
+    const w = new World(
+      infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
+      clusterDeployment(),
+    );
+    w.clusters.records.set('cd-uid-1', snoCluster());
+    await w.registered();
+    expect(w.agent()?.['spec']).toMatchObject({
+      clusterDeploymentName: { name: 'sno-1', namespace: NS },
+    });
+    const host = w.service.get(HOST_ID);
+    expect(host).toMatchObject({ status: HostStatus.Discovering, role: 'master', bootstrap: true });
+    expect(w.status()['role']).toBe('master');
+    expect(w.status()['bootstrap']).toBe(true);
+  });
+
+  it('approves the Agent at once when the InfraEnv auto-approves', async () => {
+    const w = new World(infraEnvObject({ agentApproval: { autoApprove: true } }));
+    await w.registered();
+    expect(w.agent()?.['spec']).toMatchObject({ approved: true });
+    expect(w.service.get(HOST_ID)?.approved).toBe(true);
+  });
+
+  it('refuses a disconnected-iso InfraEnv with 400 and writes nothing', async () => {
+    const w = new World(infraEnvObject({ imageType: 'disconnected-iso' }));
+    const outcome = await w.service.registerHost(w.infraEnvRef(), HOST_ID, undefined, w.now());
+    expect(outcome).toEqual({
+      ok: false,
+      httpStatus: 400,
+      reason: 'Cannot register a host to an InfraEnv with disconnected-iso type',
+    });
+    expect(w.cluster.writes).toEqual([]);
+  });
+
+  it('refuses a new host with 409 when the cluster takes no more, but lets a known host re-register', async () => {
+    const w = new World(
+      infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
+      clusterDeployment(),
+    );
+    w.clusters.records.set('cd-uid-1', snoCluster());
+    await w.registered();
+    w.clusters.refusal =
+      'Cluster sno-1 is in installing state, host can register only in one of [insufficient ready pending-for-input adding-hosts]';
+    const other = await w.service.registerHost(w.infraEnvRef(), 'other-host', undefined, w.now());
+    expect(other).toMatchObject({ ok: false, httpStatus: 409 });
+    expect(w.agent('other-host')).toBeUndefined();
+    const again = await w.service.registerHost(w.infraEnvRef(), HOST_ID, undefined, w.now());
+    expect(again.ok).toBe(true);
+  });
+
+  it('re-registration keeps the Agent as it is and restarts discovery', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered(inventory());
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.KnownUnbound);
+    const mark = w.cluster.writes.length;
+    w.clock.advance(30_000);
+    const outcome = await w.service.registerHost(w.infraEnvRef(), HOST_ID, 'v1.1', w.now());
+    expect(outcome.ok && outcome.value.registeredAt).toBe('2026-11-25T12:00:30.000Z');
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.DiscoveringUnbound);
+    await w.flush();
+    expect(w.writesSince(mark).filter((x) => x.startsWith('create'))).toEqual([]);
+    expect(w.agent()?.metadata.annotations?.[AgentAnnotation.State]).toBe('discovering-unbound');
+  });
+
+  it('a host registering from another InfraEnv takes over its Agent with a fresh spec', async () => {
+    const w = new World(infraEnvObject(), infraEnvObject({}, 'other-env', 'ie-uid-2'));
+    await w.registered();
+    await w.editSpec({ hostname: 'named-by-user', approved: true });
+    await w.reconcile();
+    const other = w.service.infraEnv('ie-uid-2');
+    expect(other).toBeDefined();
+    if (other === undefined) return;
+    const outcome = await w.service.registerHost(other, HOST_ID, undefined, w.now());
+    expect(outcome.ok).toBe(true);
+    await w.flush();
+    const agent = w.agent();
+    expect(agent?.metadata.labels?.[Label.InfraEnv]).toBe('other-env');
+    expect(agent?.['spec']).toEqual({ approved: false, role: '' });
+    expect((agent?.metadata['ownerReferences'] as { uid: string }[]).map((o) => o.uid)).toEqual([
+      'ie-uid-2',
+    ]);
+    expect(w.service.get(HOST_ID)?.infraEnvId).toBe('ie-uid-2');
+  });
+
+  it('answers 404 for a host of another InfraEnv or an unknown host', async () => {
+    const w = new World(infraEnvObject(), infraEnvObject({}, 'other-env', 'ie-uid-2'));
+    await w.registered();
+    const other = w.service.infraEnv('ie-uid-2');
+    if (other === undefined) throw new Error('no InfraEnv');
+    expect(await w.service.nextSteps(other, HOST_ID, w.now())).toMatchObject({
+      ok: false,
+      httpStatus: 404,
+    });
+    expect(await w.service.nextSteps(w.infraEnvRef(), 'nobody', w.now())).toMatchObject({
+      ok: false,
+      httpStatus: 404,
+    });
+    expect(w.service.infraEnv('no-such-uid')).toBeUndefined();
+  });
+});
+
+describe('step replies', () => {
+  it('an inventory fills status.inventory in the CRD form, the inventory labels and annotations', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered(inventory());
+    const status = w.status();
+    const inv = status['inventory'] as Record<string, unknown>;
+    expect(inv['hostname']).toBe('sno-node-1');
+    expect(inv['bmcAddress']).toBe('0.0.0.0');
+    expect(inv['cpu']).toEqual({
+      count: 8,
+      clockMegahertz: 2400,
+      flags: ['vmx', 'sse4_2'],
+      modelName: 'Xeon',
+      architecture: 'x86_64',
+    });
+    // Only physical (and vlan, bond) interfaces are kept, as upstream.
+    expect(inv['interfaces']).toEqual([
+      {
+        ipV6Addresses: [],
+        ipV4Addresses: ['192.168.111.20/24'],
+        flags: ['up', 'broadcast'],
+        vendor: '0x1af4',
+        name: 'eth0',
+        hasCarrier: true,
+        product: '0x0001',
+        mtu: 1500,
+        biosDevName: 'em1',
+        clientID: '',
+        macAddress: MAC,
+        speedMbps: 10000,
+      },
+    ]);
+    const disks = inv['disks'] as Record<string, unknown>[];
+    expect(disks[0]).toMatchObject({
+      id: '/dev/disk/by-id/wwn-0x5000c500a0b1c2d3',
+      byPath: '/dev/disk/by-path/pci-0000:00:1f.2-ata-1',
+      driveType: 'SSD',
+      sizeBytes: 240_000_000_000,
+      installationEligibility: { eligible: true, notEligibleReasons: [] },
+      ioPerf: { syncDurationMilliseconds: 2 },
+    });
+    expect(inv['memory']).toEqual({ physicalBytes: 34_359_738_368, usableBytes: 33_000_000_000 });
+    expect(inv['systemVendor']).toEqual({
+      serialNumber: 'abc',
+      productName: 'KVM (RHEL 9)',
+      manufacturer: 'Red Hat',
+      virtual: true,
+    });
+    expect(status['installation_disk_id']).toBe('/dev/disk/by-id/wwn-0x5000c500a0b1c2d3');
+
+    const agent = w.agent();
+    expect(agent?.metadata.labels).toMatchObject({
+      [AgentLabel.HasNonrotationalDisk]: 'true',
+      [AgentLabel.CpuArchitecture]: 'x86_64',
+      [AgentLabel.CpuVirtEnabled]: 'true',
+      [AgentLabel.HostManufacturer]: 'RedHat',
+      [AgentLabel.HostProductName]: 'KVMRHEL9',
+      [AgentLabel.HostIsVirtual]: 'true',
+      [AgentLabel.ClusterDeploymentNamespace]: '',
+    });
+    const annotations = agent?.metadata.annotations ?? {};
+    expect(annotations[AgentAnnotation.InventoryVersion]).toBe('0.1');
+    expect(annotations[AgentAnnotation.State]).toBe('known-unbound');
+    expect(JSON.parse(annotations[AgentAnnotation.Inventory] ?? '{}')).toMatchObject({
+      hostname: 'sno-node-1',
+    });
+    expect(status['debugInfo']).toEqual({
+      state: 'known-unbound',
+      stateInfo: 'Host is ready to be bound to a cluster',
+    });
+    expect(status['validationsInfo']).toMatchObject({
+      hardware: [
+        { id: 'has-cpu-cores-for-role', status: 'success' },
+        { id: 'has-min-valid-disks' },
+      ],
+    });
+  });
+
+  it('refuses an inventory that is not JSON with 400', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered();
+    const outcome = await w.service.postStepReply(
+      w.infraEnvRef(),
+      HOST_ID,
+      {
+        stepType: StepType.Inventory,
+        stepId: 'inventory-1',
+        exitCode: 0,
+        output: '{oops',
+        error: '',
+      },
+      w.now(),
+    );
+    expect(outcome).toMatchObject({ ok: false, httpStatus: 400 });
+  });
+
+  it('ntp results become status.ntpSources', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered(inventory());
+    await w.service.postStepReply(
+      w.infraEnvRef(),
+      HOST_ID,
+      {
+        stepType: StepType.NtpSynchronizer,
+        stepId: 'ntp-synchronizer-1',
+        exitCode: 0,
+        output: JSON.stringify({
+          ntp_sources: [{ source_name: 'clock.example.com', source_state: 'synced' }],
+        }),
+        error: '',
+      },
+      w.now(),
+    );
+    await w.flush();
+    expect(w.status()['ntpSources']).toEqual([
+      { sourceName: 'clock.example.com', sourceState: 'synced' },
+    ]);
+  });
+
+  it('a failed install step puts the host in error', async () => {
+    const w = new World(
+      infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
+      clusterDeployment(),
+    );
+    w.clusters.records.set('cd-uid-1', snoCluster());
+    await w.registered(inventory());
+    expect(w.service.apply(HOST_ID, { type: 'InstallHost' }, w.now()).ok).toBe(true);
+    await w.service.postStepReply(
+      w.infraEnvRef(),
+      HOST_ID,
+      { stepType: StepType.Install, stepId: 'install-1', exitCode: 1, output: '', error: 'boom' },
+      w.now(),
+    );
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.Error);
+  });
+});
+
+describe('write coalescing', () => {
+  it('check-ins alone never write the Agent', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered(inventory());
+    const mark = w.cluster.writes.length;
+    for (let i = 0; i < 20; i++) {
+      w.clock.advance(60_000);
+      const steps = await w.service.nextSteps(w.infraEnvRef(), HOST_ID, w.now());
+      expect(steps.ok).toBe(true);
+      await w.flush();
+      w.monitor().runOnce();
+      await w.flush();
+    }
+    expect(w.writesSince(mark)).toEqual([]);
+  });
+
+  it('the same step results again write nothing; one inventory costs one metadata and one status write', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered();
+    const mark = w.cluster.writes.length;
+    const reply = {
+      stepType: StepType.Inventory,
+      stepId: 'inventory-1',
+      exitCode: 0,
+      output: JSON.stringify(inventory()),
+      error: '',
+    };
+    for (let i = 0; i < 5; i++) {
+      await w.service.postStepReply(w.infraEnvRef(), HOST_ID, reply, w.now());
+      await w.service.nextSteps(w.infraEnvRef(), HOST_ID, w.now());
+    }
+    await w.flush();
+    expect(w.writesSince(mark)).toEqual([
+      `update Agent ${NS}/${HOST_ID}`,
+      `updateStatus Agent ${NS}/${HOST_ID}`,
+    ]);
+    const again = w.cluster.writes.length;
+    await w.service.postStepReply(w.infraEnvRef(), HOST_ID, reply, w.now());
+    await w.flush();
+    expect(w.writesSince(again)).toEqual([]);
+  });
+
+  it('a new host costs one create and one status write', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered();
+    expect(w.cluster.writes).toEqual([
+      `create Agent ${NS}/${HOST_ID}`,
+      `updateStatus Agent ${NS}/${HOST_ID}`,
+    ]);
+    expect(w.cluster.objects.size).toBe(2);
+    expect(w.cluster.peek({ ...Gvk.Agent, namespace: NS, name: HOST_ID })).toBeDefined();
+  });
+});

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import type { ValidationsInfo } from '../../../src/assisted/model.js';
+import {
+  failingMessages,
+  IGNORED_CLUSTER_VALIDATIONS_ANNOTATION,
+  IGNORED_HOST_VALIDATIONS_ANNOTATION,
+  ignoredValidationsProblems,
+  IgnoredValidationsError,
+  parseConnectivityReport,
+  parseDomainResolutionResponse,
+  parseIgnoredValidations,
+  validateCluster,
+  validateHost,
+  validationPassed,
+} from '../../../src/assisted/validations/index.js';
+import { cluster, host, inventory, NOW } from './fixtures.js';
+
+describe('ignore annotations', () => {
+  it('has upstream names', () => {
+    expect(IGNORED_CLUSTER_VALIDATIONS_ANNOTATION).toBe(
+      'agent-install.openshift.io/ignored-cluster-validations',
+    );
+    expect(IGNORED_HOST_VALIDATIONS_ANNOTATION).toBe(
+      'agent-install.openshift.io/ignored-host-validations',
+    );
+  });
+
+  it('reads a comma list, trimmed and without duplicates; present but empty is an empty list', () => {
+    expect(parseIgnoredValidations(undefined)).toBeUndefined();
+    expect(parseIgnoredValidations('')).toEqual([]);
+    expect(parseIgnoredValidations('  ')).toEqual([]);
+    expect(
+      parseIgnoredValidations('dns-domain-defined, ntp-server-configured,dns-domain-defined'),
+    ).toEqual(['dns-domain-defined', 'ntp-server-configured']);
+  });
+
+  it('refuses an empty item with upstream text', () => {
+    expect(() => parseIgnoredValidations('a,,b')).toThrow(IgnoredValidationsError);
+    expect(() => parseIgnoredValidations('a,,b')).toThrow(
+      "failed to parse comma-separated validation IDs: empty ignored validation ID found in 'a,,b'",
+    );
+  });
+
+  it('splits a JSON array like any value, as upstream, so its ids are unknown', () => {
+    const ids = parseIgnoredValidations('["ntp-synced"]')!;
+    expect(ids).toEqual(['["ntp-synced"]']);
+    expect(ignoredValidationsProblems(ids, 'host')).toEqual([
+      `Validation ID '["ntp-synced"]' is not a known host validation`,
+    ]);
+  });
+
+  it('reports unknown ids and ids that cannot be ignored', () => {
+    expect(ignoredValidationsProblems(['ntp-server-configured', 'all'], 'cluster')).toEqual([]);
+    expect(ignoredValidationsProblems(['pull-secret-set', 'nope'], 'cluster')).toEqual([
+      "Validation ID 'nope' is not a known cluster validation",
+      'unable to ignore the following cluster validations (pull-secret-set)',
+    ]);
+    expect(
+      ignoredValidationsProblems(['hostname-valid', 'has-cpu-cores-for-role'], 'host'),
+    ).toEqual(['unable to ignore the following host validations (hostname-valid)']);
+  });
+});
+
+describe('validationPassed and failingMessages', () => {
+  const weak = host({
+    inventory: inventory('192.168.111.20', { cpu: { count: 2, architecture: 'x86_64' } }),
+    requestedHostname: 'localhost',
+    stepResults: { ntp: { ntp_sources: [{ source_name: 'ntp1', source_state: 'synced' }] } },
+  });
+  const info = validateHost(weak, {
+    cluster: cluster(),
+    clusterHosts: [weak],
+    now: NOW,
+    connected: true,
+  });
+
+  it('counts an ignored validation as passing, but never a non-ignorable one', () => {
+    expect(validationPassed(info, 'has-cpu-cores-for-role')).toBe(false);
+    expect(validationPassed(info, 'has-cpu-cores-for-role', ['has-cpu-cores-for-role'])).toBe(true);
+    expect(validationPassed(info, 'has-cpu-cores-for-role', ['all'])).toBe(true);
+    expect(validationPassed(info, 'hostname-valid', ['hostname-valid', 'all'])).toBe(false);
+    expect(validationPassed(info, 'has-inventory')).toBe(true);
+    expect(validationPassed(info, 'ignition-downloadable')).toBe(true);
+    expect(validationPassed(info, 'no-such-validation')).toBe(false);
+  });
+
+  it('tells host ids from cluster ids: machine-cidr-defined may be ignored only on a cluster', () => {
+    const failingHost: ValidationsInfo = {
+      network: [{ id: 'machine-cidr-defined', status: 'failure', message: 'm' }],
+      hardware: [],
+    };
+    expect(validationPassed(failingHost, 'machine-cidr-defined', ['all'])).toBe(false);
+    const c = validateCluster(cluster({ machineNetworks: [] }), [host()], { now: NOW });
+    expect(validationPassed(c, 'machine-cidr-defined')).toBe(false);
+    expect(validationPassed(c, 'machine-cidr-defined', ['machine-cidr-defined'])).toBe(true);
+    expect(validationPassed(c, 'pull-secret-set', ['all'])).toBe(true);
+    const noSecret = validateCluster(cluster({ pullSecretSet: false }), [host()], { now: NOW });
+    expect(validationPassed(noSecret, 'pull-secret-set', ['all'])).toBe(false);
+  });
+
+  it('lists failing messages sorted, leaving out the ignored ones', () => {
+    expect(failingMessages(info)).toEqual([
+      'Require at least 4 CPU cores for master role, found only 2',
+      'The host name localhost is forbidden',
+    ]);
+    expect(failingMessages(info, ['has-cpu-cores-for-role'])).toEqual([
+      'The host name localhost is forbidden',
+    ]);
+  });
+});
+
+describe('step result parsers', () => {
+  it('accept the wire JSON, as text or parsed, and refuse other shapes', () => {
+    const report = {
+      remote_hosts: [
+        { host_id: 'h2', l3_connectivity: [{ remote_ip_address: '1.2.3.4', successful: true }] },
+      ],
+    };
+    expect(parseConnectivityReport(report)).toEqual({ ok: true, value: report });
+    expect(parseConnectivityReport(JSON.stringify(report))).toEqual({ ok: true, value: report });
+    expect(parseConnectivityReport({ remote_hosts: [{ host_id: 7 }] })).toEqual({
+      ok: false,
+      error: 'connectivity_report.remote_hosts[0].host_id is not a string',
+    });
+    expect(parseDomainResolutionResponse({})).toEqual({
+      ok: false,
+      error: 'domain_resolution_response.resolutions is missing',
+    });
+    expect(parseDomainResolutionResponse('{')).toEqual({
+      ok: false,
+      error: 'domain_resolution_response is not JSON',
+    });
+  });
+});
