@@ -186,10 +186,23 @@ interface Pass {
   requeueAfterMs?: number;
 }
 
+/** The controller, and what the agent API and host service read from it. */
+export interface ClusterDeploymentsController extends Controller {
+  /** The clusters' upstream events (`GET /v2/events?cluster_id=`). */
+  readonly events: ClusterEventLog;
+  /** The clusters this process orchestrates. */
+  readonly installations: ClusterInstallations;
+  /**
+   * The installer output of a cluster once generated (the hosts' ignition, the credentials),
+   * as this process has read or made it.
+   */
+  installerOutput(clusterId: string): InstallerOutput | undefined;
+}
+
 /** Creates the controller. */
 export function createClusterDeploymentsController(
   options: ClusterDeploymentsControllerOptions,
-): Controller & { readonly events: ClusterEventLog; readonly installations: ClusterInstallations } {
+): ClusterDeploymentsController {
   const events = options.events ?? new ClusterEventLog();
   const installations = options.installations ?? new ClusterInstallations();
   const eventsUrl =
@@ -722,6 +735,7 @@ export function createClusterDeploymentsController(
     reconcile,
     events,
     installations,
+    installerOutput: (clusterId) => outputs.get(clusterId),
   };
 }
 
