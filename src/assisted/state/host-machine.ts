@@ -58,6 +58,7 @@ export type HostEvent =
   /** Cluster reset: the host must be booted into the discovery image again. */
   | { readonly type: 'ResetPendingUserAction' };
 
+/** The `type` of a host event. */
 export type HostEventType = HostEvent['type'];
 
 /** Everything the host machine judges besides the host record itself. */
@@ -134,6 +135,7 @@ export interface HostRefusal {
   readonly reason: string;
 }
 
+/** The outcome of `applyHostEvent`. */
 export type HostTransitionResult = HostTransitionOk | HostRefusal;
 
 // ---- Facts the conditions read ------------------------------------------------------------
@@ -252,6 +254,7 @@ export function hostFacts(host: HostRecord, ctx: HostMachineContext): HostFacts 
 
 /** A host with no record yet (upstream's empty source state). */
 export const NEW_HOST = '';
+/** A row's source: a status, or no record yet. */
 export type HostSource = HostStatus | typeof NEW_HOST;
 
 /** Where a row's status info comes from. */
