@@ -211,9 +211,10 @@ export function hostFacts(host: HostRecord, ctx: HostMachineContext): HostFacts 
     day2: ctx.day2,
     connected: ctx.connected || !isPreReboot(stage),
     mediaConnected: passes('media-connected'),
-    hasInventory: passes('has-inventory'),
+    // No inventory on record is judged so even when the caller reported nothing about it.
+    hasInventory: host.inventory !== undefined && passes('has-inventory'),
     inventoryNotFullyTruncated: passes('inventory-not-fully-truncated'),
-    hasValidInventory: allPass(HostValidationSets.validInventory),
+    hasValidInventory: host.inventory !== undefined && allPass(HostValidationSets.validInventory),
     minHardware: allPass(HostValidationSets.minHardware),
     requiredInput: allPass(HostValidationSets.requiredInput),
     sufficientForInstall: allPass(HostValidationSets.sufficientForInstall),
