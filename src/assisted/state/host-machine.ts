@@ -58,6 +58,7 @@ export type HostEvent =
   /** Cluster reset: the host must be booted into the discovery image again. */
   | { readonly type: 'ResetPendingUserAction' };
 
+/** The `type` of a host event. */
 export type HostEventType = HostEvent['type'];
 
 /** Everything the host machine judges besides the host record itself. */
@@ -134,6 +135,7 @@ export interface HostRefusal {
   readonly reason: string;
 }
 
+/** The outcome of `applyHostEvent`. */
 export type HostTransitionResult = HostTransitionOk | HostRefusal;
 
 // ---- Facts the conditions read ------------------------------------------------------------
@@ -209,9 +211,10 @@ export function hostFacts(host: HostRecord, ctx: HostMachineContext): HostFacts 
     day2: ctx.day2,
     connected: ctx.connected || !isPreReboot(stage),
     mediaConnected: passes('media-connected'),
-    hasInventory: passes('has-inventory'),
+    // No inventory on record is judged so even when the caller reported nothing about it.
+    hasInventory: host.inventory !== undefined && passes('has-inventory'),
     inventoryNotFullyTruncated: passes('inventory-not-fully-truncated'),
-    hasValidInventory: allPass(HostValidationSets.validInventory),
+    hasValidInventory: host.inventory !== undefined && allPass(HostValidationSets.validInventory),
     minHardware: allPass(HostValidationSets.minHardware),
     requiredInput: allPass(HostValidationSets.requiredInput),
     sufficientForInstall: allPass(HostValidationSets.sufficientForInstall),
@@ -252,6 +255,7 @@ export function hostFacts(host: HostRecord, ctx: HostMachineContext): HostFacts 
 
 /** A host with no record yet (upstream's empty source state). */
 export const NEW_HOST = '';
+/** A row's source: a status, or no record yet. */
 export type HostSource = HostStatus | typeof NEW_HOST;
 
 /** Where a row's status info comes from. */
