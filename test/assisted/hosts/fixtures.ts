@@ -268,7 +268,7 @@ export const testValidator: HostValidator = {
     if (host.inventory === undefined) return {};
     const cores = host.inventory.cpu?.count ?? 0;
     const need = host.role === 'master' ? 8 : 2;
-    const disks = this.validDisks(host);
+    const disks = this.validDisks(host, undefined);
     return {
       hardware: [
         cores >= need
