@@ -449,7 +449,10 @@ export function createClusterDeploymentsController(
         ...previous.debugInfo,
         state: cluster.status,
         stateInfo: cluster.statusInfo,
-        eventsURL: previous.debugInfo?.eventsURL || eventsUrl(cluster.id),
+        eventsURL:
+          previous.debugInfo?.eventsURL === undefined || previous.debugInfo.eventsURL === ''
+            ? eventsUrl(cluster.id)
+            : previous.debugInfo.eventsURL,
         logsURL: previous.debugInfo?.logsURL ?? '',
       },
       progress: { totalPercentage: percentage ?? 0 },

@@ -63,7 +63,7 @@ export function parseIgnoredValidations(value: string | undefined): string[] {
 
 /** The ACI `platformType` (hive spelling) → the assisted platform type. */
 function platformOf(spec: AgentClusterInstall['spec'], userManaged: boolean): string {
-  switch (spec?.platformType) {
+  switch (spec?.platformType ?? '') {
     case 'BareMetal':
       return 'baremetal';
     case 'None':
@@ -184,7 +184,7 @@ export function clusterInstallationOf(
   now: Date,
 ): ClusterInstallation {
   const spec = clusterSpecFields(cd, aci, openshiftVersion, pullSecretSet);
-  if (previous !== undefined && previous.record.id === spec.id)
+  if (previous?.record.id === spec.id)
     return { ...previous, record: { ...previous.record, ...spec } };
   const persisted = persistedState(aci);
   const state = aci.status?.debugInfo?.state;

@@ -392,8 +392,7 @@ export function setClusterCondition(
   const index = conditions.findIndex((c) => c.type === value.type);
   const previous = conditions[index];
   if (
-    previous !== undefined &&
-    previous.status === value.status &&
+    previous?.status === value.status &&
     previous.reason === value.reason &&
     previous.message === value.message
   )

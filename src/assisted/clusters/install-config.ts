@@ -57,7 +57,7 @@ const KNOWN_FIELDS = new Set([
 export class InstallConfigOverridesError extends Error {
   constructor(detail: string) {
     super(
-      `Failed to parse '${'agent-install.openshift.io/install-config-overrides'}' annotation: ${detail}`,
+      `Failed to parse 'agent-install.openshift.io/install-config-overrides' annotation: ${detail}`,
     );
     this.name = 'InstallConfigOverridesError';
   }

@@ -91,14 +91,17 @@ export function totalPercentage(
       return 0;
     case 'installing':
     case 'installing-pending-user-action':
-      return Math.floor(
-        WEIGHT.preparing * 100 + WEIGHT.installing * installingStagePercentage(hosts, singleNode),
-      );
     case 'finalizing':
       return Math.floor(
         WEIGHT.preparing * 100 + WEIGHT.installing * installingStagePercentage(hosts, singleNode),
       );
-    default:
+    case 'insufficient':
+    case 'pending-for-input':
+    case 'ready':
+    case 'error':
+    case 'cancelled':
+    case 'adding-hosts':
+    case 'unmonitored':
       return cluster.totalPercentage;
   }
 }

@@ -216,7 +216,12 @@ export class SimpleClusterMachine implements ClusterMachine {
             return ctx.installerOutputReady && hosts.every((h) => h.status === 'installed')
               ? to('installed')
               : cluster;
-          default:
+          case 'installing-pending-user-action':
+          case 'installed':
+          case 'error':
+          case 'cancelled':
+          case 'adding-hosts':
+          case 'unmonitored':
             return cluster;
         }
     }

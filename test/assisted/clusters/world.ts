@@ -11,6 +11,12 @@ import type {
 } from '../../../src/assisted/installer/installer-backend.js';
 import { InstallerError } from '../../../src/assisted/installer/installer-backend.js';
 import type { KubeObject } from '../../../src/kube/index.js';
+import { draft } from '../../../src/assisted/clusters/kinds.js';
+import type {
+  AgentClusterInstall,
+  AgentClusterInstallStatus,
+  ClusterDeployment,
+} from '../../../src/assisted/clusters/kinds.js';
 import { FakeCluster, reconcileUntilStable } from '../../fakes/fake-cluster.js';
 import { ManualClock } from '../../fakes/manual-clock.js';
 import { FakeHostDirectory, FakeValidator, SimpleClusterMachine } from './fakes.js';
@@ -177,9 +183,36 @@ export function world(
     },
     reconcile: () =>
       reconcileUntilStable(state.controller, { namespace: NS, name: 'site' }, hub, 20),
-    aci: () =>
-      hub.peek(ACI_REF) as KubeObject & { spec: Record<string, any>; status: Record<string, any> },
-    cd: () => hub.peek(CD_REF) as KubeObject & { spec: Record<string, any> },
+    /** The ACI (throws when it is gone). */
+    aci(): AgentClusterInstall & {
+      spec: NonNullable<AgentClusterInstall['spec']>;
+      status: AgentClusterInstallStatus;
+    } {
+      const object = hub.peek(ACI_REF);
+      if (object === undefined) throw new Error('the AgentClusterInstall is gone');
+      const aci = draft<AgentClusterInstall>(object);
+      return { ...aci, spec: aci.spec ?? {}, status: aci.status ?? {} };
+    },
+    /** The ClusterDeployment (throws when it is gone). */
+    cd(): ClusterDeployment & { spec: NonNullable<ClusterDeployment['spec']> } {
+      const object = hub.peek(CD_REF);
+      if (object === undefined) throw new Error('the ClusterDeployment is gone');
+      const cd = draft<ClusterDeployment>(object);
+      return { ...cd, spec: cd.spec ?? {} };
+    },
+    exists: (ref: typeof ACI_REF | typeof CD_REF) => hub.peek(ref) !== undefined,
+    /** A key of a Secret in the cluster's namespace, decoded. */
+    secret(name: string, key: string): string | undefined {
+      const data = hub.peek({ apiVersion: 'v1', kind: 'Secret', namespace: NS, name })?.['data'] as
+        Record<string, string> | undefined;
+      const value = data?.[key];
+      return value === undefined ? undefined : Buffer.from(value, 'base64').toString();
+    },
+    /** The cluster status the ACI shows. */
+    state(): string | undefined {
+      const object = hub.peek(ACI_REF);
+      return object && draft<AgentClusterInstall>(object).status?.debugInfo?.state;
+    },
     condition(type: string) {
       const conditions = (
         hub.peek(ACI_REF)?.['status'] as { conditions?: { type: string }[] } | undefined
