@@ -4,12 +4,7 @@
  * `conditions.go`, `validator.go` isConnected, `transition.go` conditions).
  */
 import { ClusterStatus, HostRole, HostStage, HostStatus } from '../model.js';
-import type {
-  ClusterStatus as ClusterStatusType,
-  HostProgress,
-  HostRecord,
-  ValidationsInfo,
-} from '../model.js';
+import type { HostProgress, HostRecord, ValidationsInfo } from '../model.js';
 import { hasEnoughMastersAndWorkers } from './cluster-counts.js';
 import type { ClusterTopology } from './cluster-counts.js';
 import {
@@ -56,7 +51,7 @@ export interface HostMachineContext {
   /** The host is added to an installed cluster (upstream host kind AddToExistingClusterHost). */
   readonly day2: boolean;
   /** Status of the cluster the host is bound to. */
-  readonly clusterStatus?: ClusterStatusType;
+  readonly clusterStatus?: ClusterStatus;
   /** The host's validations, already computed by the caller. */
   readonly validations: ValidationsInfo;
   /** Ignored host validations (ACI annotation); `all` ignores every ignorable one. */
