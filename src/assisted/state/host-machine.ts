@@ -345,7 +345,9 @@ function applyProgress(
 
 /**
  * Applies one event to a host already on record. Never throws: every event in every status is
- * either a transition or a refusal with upstream's HTTP status and wording.
+ * either a transition or a refusal with upstream's HTTP status and wording. A refused Refresh
+ * means the host stays as it is (upstream's monitor logs it and moves on), e.g. a host in
+ * preparing-failed while its cluster is still preparing.
  */
 export function applyHostEvent(
   host: HostRecord,
