@@ -46,6 +46,7 @@ import { HostService } from './hosts/host-service.js';
 import { InfraEnvController } from './infraenv/index.js';
 import { selectInstallerBackend } from './installer/index.js';
 import { DEFAULT_AGENT_IMAGE } from './discovery/index.js';
+import type { HostRecord } from './model.js';
 
 /** What the assisted core is built from. */
 export interface AssistedCoreDeps {
@@ -87,6 +88,19 @@ function termWriter(manager: Manager): ObjectWriter {
     delete: (ref, options) => manager.writer().delete(ref, options),
     getLive: (ref) => manager.writer().getLive(ref),
   };
+}
+
+/** Whether a host's change matters to its cluster (statuses, roles, approval, binding). */
+function movesCluster(previous: HostRecord, host: HostRecord): boolean {
+  return (
+    previous.status !== host.status ||
+    previous.role !== host.role ||
+    previous.suggestedRole !== host.suggestedRole ||
+    previous.bootstrap !== host.bootstrap ||
+    previous.approved !== host.approved ||
+    previous.clusterId !== host.clusterId ||
+    previous.progress.currentStage !== host.progress.currentStage
+  );
 }
 
 /** Builds the assisted core; nothing listens or runs until start(). */
@@ -134,8 +148,7 @@ export function createAssistedCore(deps: AssistedCoreDeps): AssistedCore {
     if (cluster === undefined) return;
     const record = installations.record(cluster);
     if (record === undefined) return;
-    if (previous !== undefined && previous.status === host.status && previous.role === host.role)
-      return;
+    if (previous !== undefined && !movesCluster(previous, host)) return;
     manager.enqueue(CLUSTER_DEPLOYMENTS_CONTROLLER, {
       namespace: record.namespace,
       name: record.clusterDeploymentName,
