@@ -130,5 +130,12 @@ describe('step result parsers', () => {
       ok: false,
       error: 'domain_resolution_response is not JSON',
     });
+    // Go writes nil slices as null: they read as absent.
+    expect(
+      parseConnectivityReport('{"remote_hosts":[{"host_id":"h2","l2_connectivity":null}]}'),
+    ).toEqual({
+      ok: true,
+      value: { remote_hosts: [{ host_id: 'h2' }] },
+    });
   });
 });
