@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ValidationsInfo } from '../../../src/assisted/model.js';
 import {
+  conditionMessages,
   failingMessages,
   IGNORED_CLUSTER_VALIDATIONS_ANNOTATION,
   IGNORED_HOST_VALIDATIONS_ANNOTATION,
@@ -106,6 +107,25 @@ describe('validationPassed and failingMessages', () => {
     expect(failingMessages(info, ['has-cpu-cores-for-role'])).toEqual([
       'The host name localhost is forbidden',
     ]);
+  });
+});
+
+describe('conditionMessages', () => {
+  it('lists what the Validated condition shows: pending and errors too, not disabled on an Agent', () => {
+    const info: ValidationsInfo = {
+      network: [
+        { id: 'ntp-synced', status: 'disabled', message: 'Validation disabled by configuration' },
+        { id: 'connected', status: 'success', message: 'Host is connected' },
+        { id: 'belongs-to-majority-group', status: 'pending', message: 'p' },
+      ],
+      hardware: [{ id: 'has-min-memory', status: 'failure', message: 'f' }],
+    };
+    expect(conditionMessages(info)).toEqual(['f', 'p']);
+    const clusterInfo: ValidationsInfo = {
+      'hosts-data': [{ id: 'sufficient-masters-count', status: 'disabled', message: 'd' }],
+      network: [{ id: 'ntp-server-configured', status: 'error', message: 'e' }],
+    };
+    expect(conditionMessages(clusterInfo)).toEqual(['d', 'e']);
   });
 });
 
