@@ -170,6 +170,7 @@ interface Context {
 
 const present = (raw: unknown): boolean => raw !== undefined && raw !== null && raw !== '';
 
+/** Upstream refuses an inventory without memory or CPU; here it counts as not received. */
 function validInventory(inventory: WireInventory | undefined): WireInventory | undefined {
   return inventory?.memory && inventory.cpu ? inventory : undefined;
 }
