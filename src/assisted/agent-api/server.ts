@@ -22,7 +22,7 @@ import { SiteForgeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { HostStage, StepType } from '../model.js';
 import type { HostStage as HostStageValue, StepType as StepTypeValue } from '../model.js';
-import { AGENT_AUTH_HEADER, verifyAgentToken } from './auth.js';
+import { AGENT_AUTH_HEADER, AgentTokenVerifier } from './auth.js';
 import type { AgentTokenKey } from './auth.js';
 import type { AgentApiBackend, InfraEnvRef, Refusal } from './backend.js';
 import { multipartBoundary, storeMultipartField } from './multipart.js';
@@ -102,6 +102,7 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
   const jsonLimit = options.limits?.jsonBodyBytes ?? DEFAULT_JSON_BODY_BYTES;
   const logsLimit = options.limits?.logsBytes ?? DEFAULT_LOGS_BYTES;
   const log = options.log;
+  const verifier = new AgentTokenVerifier(options.tokenKey);
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -121,9 +122,7 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
   const authenticate = async (req: Request, pathInfraEnvId?: string): Promise<InfraEnvRef> => {
     const token = req.header(AGENT_AUTH_HEADER);
     const claimed =
-      token === undefined || token === ''
-        ? undefined
-        : await verifyAgentToken(token, options.tokenKey, now());
+      token === undefined || token === '' ? undefined : await verifier.verify(token, now());
     const infraEnv = claimed === undefined ? undefined : backend.infraEnv(claimed);
     if (!infraEnv || (pathInfraEnvId !== undefined && pathInfraEnvId !== infraEnv.id)) {
       throw new EarlyRefusal(401, UNAUTHORIZED.code, UNAUTHORIZED.message);
