@@ -27,7 +27,13 @@ function coreWorld(): World {
   return w.withPorts({
     machine: new StateMachineHostMachine(),
     validator: new CoreHostValidator(),
-    instructions: new CoreInstructionBuilder({ images: { agent: AGENT_IMAGE } }),
+    instructions: new CoreInstructionBuilder({
+      images: {
+        agent: AGENT_IMAGE,
+        release: 'quay.io/openshift-release-dev/ocp-release:4.16.0-x86_64',
+        mco: 'quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:mco',
+      },
+    }),
   });
 }
 
@@ -99,5 +105,128 @@ describe('the host side on the core state machine, validations and step builder'
     expect(w.status()['debugInfo']).toMatchObject({ state: status, stateInfo: host?.statusInfo });
     expect(w.status()['installation_disk_id']).toBe('/dev/disk/by-id/wwn-0x5000c500a0b1c2d3');
     expect(w.status()['progress']).toEqual({});
+  });
+
+  it('a single-node host goes from known through preparation and installation to installed', async () => {
+    const w = coreWorld();
+    const sno = { ...snoCluster(), machineNetworks: ['192.168.111.0/24'] };
+    w.clusters.records.set('cd-uid-1', sno);
+    await w.registered({
+      ...inventory(8),
+      routes: [
+        {
+          interface: 'eth0',
+          gateway: '192.168.111.1',
+          destination: '0.0.0.0',
+          family: 2,
+          metric: 100,
+        },
+      ],
+    });
+    const ie = w.infraEnvRef();
+    const reply = (stepType: StepType, output: unknown) =>
+      w.service.postStepReply(
+        ie,
+        HOST_ID,
+        {
+          stepType,
+          stepId: `${stepType}-1`,
+          exitCode: 0,
+          error: '',
+          output: JSON.stringify(output),
+        },
+        w.now(),
+      );
+    await w.service.nextSteps(ie, HOST_ID, w.now(), w.now().getTime() / 1000);
+    await reply(StepType.NtpSynchronizer, {
+      ntp_sources: [{ source_name: 'clock.example.com', source_state: 'synced' }],
+    });
+    const resolved = (name: string) => ({ domain_name: name, ipv4_addresses: ['192.168.111.20'] });
+    await reply(StepType.DomainResolution, {
+      resolutions: [
+        resolved('api.sno-1.example.com'),
+        resolved('api-int.sno-1.example.com'),
+        resolved('console-openshift-console.apps.sno-1.example.com'),
+        { domain_name: 'validateNoWildcardDNS.sno-1.example.com.' },
+        { domain_name: 'validateNoWildcardDNS.sno-1.example.com' },
+      ],
+    });
+    w.monitor().runOnce();
+    await w.editSpec({ approved: true });
+    await w.flush();
+    await w.reconcile();
+    expect(w.service.get(HOST_ID)).toMatchObject({
+      status: HostStatus.Known,
+      statusInfo: 'Host is ready to be installed',
+    });
+    expect(w.condition('RequirementsMet')).toMatchObject({
+      status: 'True',
+      reason: 'AgentIsReady',
+    });
+
+    // The cluster prepares: the host checks its disk and pulls the images.
+    w.clusters.records.set('cd-uid-1', { ...sno, status: 'preparing-for-installation' });
+    w.service.apply(HOST_ID, { type: 'PrepareForInstallation' }, w.now());
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.PreparingForInstallation);
+    const preparing = await w.service.nextSteps(ie, HOST_ID, w.now(), w.now().getTime() / 1000);
+    expect(preparing.ok && preparing.value.instructions.map((i) => i.stepType)).toEqual(
+      expect.arrayContaining([StepType.InstallationDiskSpeedCheck]),
+    );
+    await reply(StepType.InstallationDiskSpeedCheck, {
+      io_sync_duration: 2,
+      path: '/dev/disk/by-id/wwn-0x5000c500a0b1c2d3',
+    });
+    await reply(StepType.ContainerImageAvailability, {
+      images: [{ name: 'quay.io/openshift-release-dev/ocp-release:4.16', result: 'success' }],
+    });
+    w.monitor().runOnce();
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.PreparingSuccessful);
+
+    // The cluster installs: the host is told to install and reports its stages.
+    w.clusters.records.set('cd-uid-1', { ...sno, status: 'installing' });
+    w.service.apply(HOST_ID, { type: 'InstallHost' }, w.now());
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.Installing);
+    const installing = await w.service.nextSteps(ie, HOST_ID, w.now(), w.now().getTime() / 1000);
+    expect(installing.ok && installing.value.instructions.map((i) => i.stepType)).toContain(
+      StepType.Install,
+    );
+    for (const stage of [
+      'Starting installation',
+      'Installing',
+      'Waiting for bootkube',
+      'Writing image to disk',
+      'Copying registry data to disk',
+      'Rebooting',
+      'Joined',
+    ] as const) {
+      w.clock.advance(60_000);
+      expect(
+        await w.service.updateProgress(ie, HOST_ID, { currentStage: stage }, w.now()),
+      ).toMatchObject({ ok: true });
+    }
+    await w.flush();
+    expect(w.status()['progress']).toMatchObject({
+      currentStage: 'Joined',
+      installationPercentage: 87,
+    });
+    expect(w.condition('Installed')).toMatchObject({
+      status: 'False',
+      reason: 'InstallationInProgress',
+      message: 'The installation is in progress: Joined',
+    });
+    // Silent after the reboot, as a host booting its installed OS is: still connected.
+    w.clock.advance(30 * 60_000);
+    w.monitor().runOnce();
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.InstallingInProgress);
+    await w.service.updateProgress(ie, HOST_ID, { currentStage: 'Done' }, w.now());
+    await w.flush();
+    expect(w.service.get(HOST_ID)).toMatchObject({
+      status: HostStatus.Installed,
+      statusInfo: 'Done',
+    });
+    expect(w.condition('Installed')).toMatchObject({
+      status: 'True',
+      message: 'The installation has completed: Done',
+    });
   });
 });
