@@ -23,17 +23,25 @@ type Json = Record<string, unknown>;
 export interface StoredHost {
   readonly record: HostRecord;
   readonly kind: HostKind;
+  /** `disconnected` once a step failed with the media-disconnected exit code. */
+  readonly mediaStatus?: 'connected' | 'disconnected';
+  /** The agent's clock (Unix seconds) at its last check-in; kept in memory only. */
+  readonly agentTimestamp?: number;
 }
 
 /** What the host-record annotation holds: the record minus what the Agent shows elsewhere. */
 type PersistedHost = Omit<
   HostRecord,
   'id' | 'namespace' | 'infraEnvName' | 'inventory' | 'validationsInfo'
-> & { readonly kind: HostKind };
+> & { readonly kind: HostKind; readonly mediaStatus?: 'connected' | 'disconnected' };
 
 /** The annotation's JSON for a host; `checkedInAt` is as of this write (never a reason to write). */
 export function persistHost(host: StoredHost): string {
-  const record: Record<string, unknown> = { ...host.record, kind: host.kind };
+  const record: Record<string, unknown> = {
+    ...host.record,
+    kind: host.kind,
+    ...(host.mediaStatus !== undefined && { mediaStatus: host.mediaStatus }),
+  };
   delete record['id'];
   delete record['namespace'];
   delete record['infraEnvName'];
@@ -274,9 +282,16 @@ export function restoreHost(
     validationsInfo,
     checkedInAt: nowIso,
   };
+  // The agent's clock is not known either: as for checkedInAt, the restart time stands in.
+  const agentTimestamp = Math.floor(now.getTime() / 1000);
   if (persisted !== undefined) {
-    const { kind, ...rest } = persisted;
-    return { record: { ...rest, ...base, infraEnvId }, kind };
+    const { kind, mediaStatus, ...rest } = persisted;
+    return {
+      record: { ...rest, ...base, infraEnvId },
+      kind,
+      agentTimestamp,
+      ...(mediaStatus !== undefined && { mediaStatus }),
+    };
   }
   const stateAnnotation = annotations[AgentAnnotation.State];
   const state: HostStatus =
@@ -314,5 +329,5 @@ export function restoreHost(
     status['kind'] === HostKind.AddToExistingClusterHost
       ? HostKind.AddToExistingClusterHost
       : HostKind.Host;
-  return { record, kind };
+  return { record, kind, agentTimestamp };
 }

@@ -316,24 +316,37 @@ export class HostService implements AgentApiBackend {
     return ok(stored.record);
   }
 
-  nextSteps(infraEnv: InfraEnvRef, hostId: string, now: Date): Promise<Outcome<Steps>> {
+  /**
+   * @param agentTimestamp the agent's clock (`timestamp` query, Unix seconds); when the caller
+   *   does not pass it, the arrival time stands in (time-synced then passes)
+   */
+  nextSteps(
+    infraEnv: InfraEnvRef,
+    hostId: string,
+    now: Date,
+    agentTimestamp?: number,
+  ): Promise<Outcome<Steps>> {
     const stored = this.findIn(infraEnv, hostId);
     if (stored === undefined) return Promise.resolve(refusal(404, `host ${hostId} not found`));
     // The check-in: kept in memory only, never a reason to write the Agent.
     const record: HostRecord = { ...stored.record, checkedInAt: now.toISOString() };
-    this.hosts.set(hostId, { ...stored, record });
+    this.hosts.set(hostId, {
+      ...stored,
+      record,
+      agentTimestamp: agentTimestamp ?? Math.floor(now.getTime() / 1000),
+    });
     const context = this.machineContext(record, now);
     const plan = this.options.machine.nextSteps(record, context);
-    const cluster = context.cluster;
-    const clusterHosts =
-      record.clusterId === undefined ? [] : this.hostsOfCluster(record.clusterId);
-    const instructions = plan.stepTypes.map((type) =>
-      this.options.instructions.build(type, {
+    const { cluster, clusterHosts } = context;
+    const instructions: Instruction[] = [];
+    for (const type of plan.stepTypes) {
+      const instruction = this.options.instructions.build(type, {
         host: record,
         ...(cluster !== undefined && { cluster }),
         clusterHosts,
-      }),
-    );
+      });
+      if (instruction !== undefined) instructions.push(instruction);
+    }
     return Promise.resolve(
       ok({
         nextInstructionSeconds: plan.nextInstructionSeconds,
@@ -356,6 +369,7 @@ export class HostService implements AgentApiBackend {
       this.handleReplyError(stored, reply, now);
       return Promise.resolve(ok(undefined));
     }
+    if (stored.mediaStatus === 'disconnected') this.setMediaStatus(hostId, 'connected');
     let output: unknown;
     if (reply.stepType === StepType.Inventory || STEP_RESULT_FIELD[reply.stepType] !== undefined) {
       try {
@@ -504,7 +518,23 @@ export class HostService implements AgentApiBackend {
             ref.name,
           )
         : undefined;
-    const stored = restoreHost(agent, infraEnvId, cluster?.id, now);
+    // The cluster id is its ClusterDeployment's uid: read from the cache when the cluster side
+    // has not restored its record yet, so a host restored first stays bound (never re-bound).
+    const clusterId =
+      cluster?.id ??
+      (ref?.name !== undefined
+        ? this.options.reader.get({
+            ...Gvk.ClusterDeployment,
+            namespace: ref.namespace ?? agent.metadata.namespace ?? '',
+            name: ref.name,
+          })?.metadata['uid']
+        : undefined);
+    const stored = restoreHost(
+      agent,
+      infraEnvId,
+      typeof clusterId === 'string' ? clusterId : undefined,
+      now,
+    );
     if (stored === undefined) return undefined;
     this.hosts.set(stored.record.id, stored);
     this.index(stored.record, undefined);
@@ -526,7 +556,7 @@ export class HostService implements AgentApiBackend {
 
   /** The installation disks the host may use (HostValidator's). */
   validDisks(host: HostRecord): readonly string[] {
-    return this.options.validator.validDisks(host);
+    return this.options.validator.validDisks(host, this.clusterOf(host));
   }
 
   /** The machine context of a host now. */
@@ -537,6 +567,8 @@ export class HostService implements AgentApiBackend {
       ...(cluster !== undefined && { cluster }),
       validations: host.validationsInfo,
       connected: this.isConnected(host, now),
+      day2: this.hosts.get(host.id)?.kind === HostKind.AddToExistingClusterHost,
+      clusterHosts: host.clusterId === undefined ? [] : this.hostsOfCluster(host.clusterId),
     };
   }
 
@@ -562,12 +594,16 @@ export class HostService implements AgentApiBackend {
   }
 
   private refreshed(host: HostRecord, now: Date): HostRecord {
-    const cluster = this.clusterOf(host);
-    const clusterHosts = host.clusterId === undefined ? [] : this.hostsOfCluster(host.clusterId);
+    const context = this.machineContext(host, now);
+    const { cluster, clusterHosts, connected } = context;
+    const stored = this.hosts.get(host.id);
     const fresh = this.options.validator.validate(host, {
       now,
       ...(cluster !== undefined && { cluster }),
       clusterHosts,
+      connected,
+      ...(stored?.agentTimestamp !== undefined && { agentTimestamp: stored.agentTimestamp }),
+      ...(stored?.mediaStatus !== undefined && { mediaStatus: stored.mediaStatus }),
     });
     const validationsInfo =
       JSON.stringify(fresh) === JSON.stringify(host.validationsInfo) ? host.validationsInfo : fresh;
@@ -576,12 +612,7 @@ export class HostService implements AgentApiBackend {
     const outcome = this.options.machine.apply(
       validated,
       { type: 'Refresh' },
-      {
-        now,
-        ...(cluster !== undefined && { cluster }),
-        validations: validationsInfo,
-        connected: this.isConnected(host, now),
-      },
+      { ...context, validations: validationsInfo },
     );
     return outcome.ok ? outcome.host : validated;
   }
@@ -589,7 +620,7 @@ export class HostService implements AgentApiBackend {
   private withInventory(host: HostRecord, raw: WireInventory): HostRecord {
     const inventory = normalizeInventory(raw);
     const withInventory: HostRecord = { ...host, inventory };
-    const valid = this.options.validator.validDisks(withInventory);
+    const valid = this.options.validator.validDisks(withInventory, this.clusterOf(host));
     const chosen =
       host.installationDiskId !== undefined &&
       valid.some((id) => {
@@ -606,8 +637,10 @@ export class HostService implements AgentApiBackend {
 
   private handleReplyError(stored: StoredHost, reply: StepReply, now: Date): void {
     const hostId = stored.record.id;
-    if (reply.exitCode === MEDIA_DISCONNECTED_EXIT_CODE)
+    if (reply.exitCode === MEDIA_DISCONNECTED_EXIT_CODE) {
+      this.setMediaStatus(hostId, 'disconnected');
       this.apply(hostId, { type: 'MediaDisconnect' }, now);
+    }
     if (reply.stepType === StepType.Install) {
       if (
         reply.exitCode === CONTAINER_ALREADY_RUNNING_EXIT_CODE &&
@@ -632,6 +665,13 @@ export class HostService implements AgentApiBackend {
         true,
       );
     }
+  }
+
+  private setMediaStatus(hostId: string, mediaStatus: 'connected' | 'disconnected'): void {
+    const stored = this.hosts.get(hostId);
+    if (stored === undefined || stored.mediaStatus === mediaStatus) return;
+    this.hosts.set(hostId, { ...stored, mediaStatus });
+    this.options.enqueueAgent({ namespace: stored.record.namespace, name: hostId });
   }
 
   /** Stores a changed record; `refresh` re-evaluates it at once (new inputs for validations). */

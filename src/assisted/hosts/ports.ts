@@ -46,6 +46,10 @@ export interface HostMachineContext {
   readonly validations: ValidationsInfo;
   /** Whether the agent checked in recently enough (assisted.md §4.2 last line). */
   readonly connected: boolean;
+  /** The host joins an installed cluster (Agent `status.kind` AddToExistingClusterHost). */
+  readonly day2: boolean;
+  /** Every host bound to the same cluster (the host itself included). */
+  readonly clusterHosts: readonly HostRecord[];
 }
 
 /** A refused event or call, with the status code the API answers with. */
@@ -81,13 +85,19 @@ export interface HostValidationContext {
   readonly cluster?: ClusterRecord;
   /** Every host bound to the same cluster (connectivity majority, hostname uniqueness). */
   readonly clusterHosts: readonly HostRecord[];
+  /** Whether the agent checked in recently enough. */
+  readonly connected: boolean;
+  /** The agent's clock (Unix seconds) at its last check-in, when it said. */
+  readonly agentTimestamp?: number;
+  /** `disconnected` once a step failed with the media-disconnected exit code. */
+  readonly mediaStatus?: 'connected' | 'disconnected';
 }
 
 /** The host validations (src/assisted/validations). */
 export interface HostValidator {
   validate(host: HostRecord, context: HostValidationContext): ValidationsInfo;
-  /** The installation disks the host may use: inventory disk ids (assisted.md §5). */
-  validDisks(host: HostRecord): readonly string[];
+  /** The installation disks the host may use, most preferred first: disk ids (assisted.md §5). */
+  validDisks(host: HostRecord, cluster: ClusterRecord | undefined): readonly string[];
 }
 
 /** What an instruction's arguments are made from. */
@@ -99,7 +109,8 @@ export interface InstructionContext {
 
 /** Builds one next-step instruction with its arguments (src/assisted/agent-api/steps.ts). */
 export interface InstructionBuilder {
-  build(type: StepType, context: InstructionContext): Instruction;
+  /** The instruction, or undefined where upstream sends no such step to this host now. */
+  build(type: StepType, context: InstructionContext): Instruction | undefined;
 }
 
 /** The cluster side's records (src/assisted/clusters), as the host side reads them. */

@@ -13,7 +13,10 @@ import type { KubeObject } from '../../kube/index.js';
 import { Gvk, Label } from '../../bmac/api.js';
 import { ImageSourceError } from '../../bmac/images/image-source.js';
 import { INTERNAL_IGNITION_ANNOTATION } from '../../bmac/infraenv-backend.js';
-import { setCondition } from '../../bmac/reconcilers/preprovisioning-image/conditions.js';
+import {
+  findCondition,
+  setCondition,
+} from '../../bmac/reconcilers/preprovisioning-image/conditions.js';
 import type { Condition } from '../../bmac/reconcilers/preprovisioning-image/conditions.js';
 import { requestOf } from '../../bmac/runtime/contract.js';
 import type {
@@ -25,6 +28,7 @@ import type {
 } from '../../bmac/runtime/contract.js';
 import { signAgentToken, verifyAgentToken } from '../discovery/agent-token.js';
 import type { AgentTokenKey } from '../discovery/agent-token.js';
+import { DiscoveryImageNotReadyError } from '../discovery/discovery-isos.js';
 import type { DiscoveryIsoStore } from '../discovery/discovery-isos.js';
 import {
   DiscoveryIgnitionError,
@@ -57,6 +61,8 @@ export const ImageCreatedCondition = {
   InfraEnvAvailableReason: 'InfraEnvAvailable',
   ImageCreationErrorReason: 'ImageCreationError',
   MissingClusterDeploymentReason: 'MissingClusterDeployment',
+  ImageCreatedReason: 'ImageCreated',
+  ImageCreatedMessage: 'Image has been created',
   InfraEnvAvailableMessage: 'InfraEnv is available: Image has been created',
   FailedToCreate: 'Failed to create image',
   MissingClusterDeployment: 'ClusterDeployment is missing',
@@ -194,6 +200,25 @@ export class InfraEnvController implements Controller {
     try {
       await this.createImage(infraEnv, id, token, status, ctx);
     } catch (error) {
+      if (error instanceof DiscoveryImageNotReadyError) {
+        // As assisted-service on a 409: the image is on its way; an error shown stays shown.
+        if (
+          findCondition(conditionsOf(status), ImageCreatedCondition.Type)?.reason !==
+          ImageCreatedCondition.ImageCreationErrorReason
+        )
+          status['conditions'] = setCondition(
+            conditionsOf(status),
+            {
+              type: ImageCreatedCondition.Type,
+              status: 'True',
+              reason: ImageCreatedCondition.ImageCreatedReason,
+              message: ImageCreatedCondition.ImageCreatedMessage,
+            },
+            ctx.clock.now(),
+          );
+        await writeStatus(infraEnv, status, ctx);
+        return { requeueAfterMs: RECOVERABLE_ERROR_REQUEUE_MS };
+      }
       const failure = asFailure(error);
       ctx.log.warn({ err: failure.message }, 'could not create the InfraEnv image');
       status['conditions'] = setCondition(

@@ -3,7 +3,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { Gvk } from '../../../src/bmac/api.js';
 import { ImageSourceError } from '../../../src/bmac/images/index.js';
 import { INTERNAL_IGNITION_ANNOTATION } from '../../../src/bmac/infraenv-backend.js';
-import { verifyAgentToken } from '../../../src/assisted/discovery/index.js';
+import {
+  DiscoveryImageNotReadyError,
+  verifyAgentToken,
+} from '../../../src/assisted/discovery/index.js';
 import type {
   DiscoveryIsoRequest,
   DiscoveryIsoStore,
@@ -291,6 +294,26 @@ describe('InfraEnv controller', () => {
     expect(condition().message).toBe(
       "Failed to create image: No OS image for Openshift version 4.12 and architecture aarch64: The requested CPU architecture (aarch64) isn't specified in OS images list",
     );
+  });
+
+  it('says the image is being created while its base downloads, keeping an error shown', async () => {
+    cluster.seed(infraEnv(), pullSecret());
+    isos.failure = new DiscoveryImageNotReadyError('https://mirror.example/4.17.iso');
+    expect(await reconcile()).toEqual({ requeueAfterMs: RECOVERABLE_ERROR_REQUEUE_MS });
+    expect(condition()).toMatchObject({
+      status: 'True',
+      reason: 'ImageCreated',
+      message: 'Image has been created',
+    });
+    expect(status()['isoDownloadURL']).toBeUndefined();
+    isos.failure = new ImageSourceError('https://mirror.example/4.17.iso answered 503');
+    await reconcile();
+    isos.failure = new DiscoveryImageNotReadyError('https://mirror.example/4.17.iso');
+    await reconcile();
+    expect(condition().reason).toBe('ImageCreationError');
+    isos.failure = undefined;
+    await reconcile();
+    expect(condition().reason).toBe('InfraEnvAvailable');
   });
 
   it('says what is wrong with the pull secret', async () => {

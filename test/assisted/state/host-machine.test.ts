@@ -981,6 +981,19 @@ describe('validations and ignores', () => {
     });
   });
 
+  it('keeps a host without inventory discovering even when no validation was reported', () => {
+    const result = applyHostEvent(
+      host({ status: H.Discovering, inventory: undefined }),
+      REFRESH,
+      hostCtx(),
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      status: H.Discovering,
+      rule: 'Host reconnected without inventory',
+    });
+  });
+
   it('does not count a disconnection after the host rebooted into its disk', () => {
     const result = applyHostEvent(
       host({ status: H.InstallingInProgress, ...inStage(HostStage.Configuring) }),
