@@ -230,6 +230,8 @@ export function createClusterDeploymentsController(
     });
     if (after === before) return;
     pass.installation = { ...pass.installation, record: after };
+    // The host service reads the cluster from the store: it sees the new status at once.
+    installations.set(pass.installation);
     if (after.status === before.status) return;
     const id = after.id;
     events.record(id, ClusterEventText.statusUpdated(after.status), pass.now);

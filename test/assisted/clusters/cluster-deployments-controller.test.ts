@@ -391,6 +391,18 @@ describe('the ClusterDeployments controller', () => {
     expect([...w.hosts.hosts.values()].every((h) => h.status === 'known')).toBe(true);
   });
 
+  it('writes nothing in a pass that changes nothing', async () => {
+    const w = world();
+    fiveHosts(w);
+    await w.reconcile();
+    w.hosts.moveAll(CLUSTER_ID, 'preparing-for-installation', 'preparing-successful');
+    await w.reconcile();
+    const writes = w.hub.writes.length;
+    await w.reconcile();
+    await w.reconcile();
+    expect(w.hub.writes.slice(writes)).toEqual([]);
+  });
+
   it('carries on after a restart mid-installation from what the ACI and Secrets hold', async () => {
     const w = world();
     fiveHosts(w);
