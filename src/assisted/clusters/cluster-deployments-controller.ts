@@ -574,9 +574,45 @@ export function createClusterDeploymentsController(
     };
   };
 
+  /**
+   * ACIs being deleted whose ClusterDeployment is already gone (deleted without its finalizer, or
+   * by force): the ACI finalizer runs as far as it can without it, so they do not hang.
+   */
+  async function releaseOrphans(request: Request, ctx: ReconcileContext): Promise<void> {
+    const orphans = ctx.reader
+      .list(ClusterGvk.AgentClusterInstall, { namespace: request.namespace ?? '' })
+      .map((o) => draft<AgentClusterInstall>(o))
+      .filter(
+        (a) =>
+          a.spec?.clusterDeploymentRef?.name === request.name &&
+          a.metadata.deletionTimestamp !== undefined,
+      );
+    for (const aci of orphans) {
+      const stand: ClusterDeployment = {
+        ...ClusterGvk.ClusterDeployment,
+        metadata: { name: request.name, namespace: request.namespace ?? '' },
+      };
+      const known = installations
+        .records()
+        .find((c) => c.namespace === request.namespace && c.clusterDeploymentName === request.name);
+      const id = known?.id;
+      const installation = id === undefined ? undefined : installations.get(id);
+      await handleAciFinalizer(
+        { hosts: options.hosts, machine: options.machine, installations, events },
+        ctx,
+        aci,
+        { ...stand, metadata: { ...stand.metadata, ...(id !== undefined && { uid: id }) } },
+        installation,
+      );
+    }
+  }
+
   async function reconcile(request: Request, ctx: ReconcileContext): Promise<ReconcileResult> {
     const cdObject = ctx.reader.get({ ...ClusterGvk.ClusterDeployment, ...request });
-    if (cdObject === undefined) return {};
+    if (cdObject === undefined) {
+      await releaseOrphans(request, ctx);
+      return {};
+    }
     const cd = draft<ClusterDeployment>(cdObject);
     const ref = cd.spec?.clusterInstallRef;
     if (ref?.kind !== 'AgentClusterInstall' || (ref.group !== undefined && ref.group !== ACI_GROUP))

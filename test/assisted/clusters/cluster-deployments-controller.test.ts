@@ -502,4 +502,18 @@ describe('deleting a cluster', () => {
       expect.arrayContaining(['Canceled cluster installation', 'Deregistered cluster']),
     );
   });
+
+  it('lets an ACI go whose ClusterDeployment is already gone', async () => {
+    const w = world();
+    await w.reconcile();
+    // The ClusterDeployment disappears without its finalizer running (forced by hand).
+    const cd = w.cd();
+    await w.hub.update(asKube({ ...cd, metadata: { ...cd.metadata, finalizers: [] } }));
+    await w.hub.delete(CD_REF);
+    await w.hub.delete(ACI_REF);
+    expect(w.exists(ACI_REF)).toBe(true);
+    await w.reconcile();
+    expect(w.exists(ACI_REF)).toBe(false);
+    expect(w.controller.installations.get(CLUSTER_ID)).toBeUndefined();
+  });
 });
