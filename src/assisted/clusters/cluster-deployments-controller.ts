@@ -19,6 +19,7 @@ import type {
   Request,
 } from '../../bmac/runtime/contract.js';
 import type { KubeObject } from '../../kube/index.js';
+import { cidrContains, parseCidr, parseIp } from '../../shared/ip.js';
 import type {
   InstallerAvailability,
   InstallerBackend,
@@ -165,6 +166,36 @@ function readyToInstall(counts: AgentCounts & { known: number }): boolean {
     counts.registered.workers === e.workers &&
     counts.unsynced === 0
   );
+}
+
+/** Statuses from the installation's start on. */
+const STARTED = new Set([
+  'installing',
+  'installing-pending-user-action',
+  'finalizing',
+  'installed',
+  'error',
+]);
+
+/**
+ * The VIPs the ACI shows: a single node's API and ingress answer on the node's own address in
+ * the machine network once it installs (upstream updateSNOClusterVips).
+ */
+export function shownVips(
+  cluster: ClusterRecord,
+  hosts: readonly HostRecord[],
+): { api: readonly string[]; ingress: readonly string[] } {
+  if (cluster.highAvailabilityMode !== 'None' || !STARTED.has(cluster.status))
+    return { api: cluster.apiVips, ingress: cluster.ingressVips };
+  const node = hosts.find((h) => h.bootstrap) ?? hosts[0];
+  const cidrs = cluster.machineNetworks.map((c) => parseCidr(c)).filter((c) => c !== undefined);
+  for (const iface of node?.inventory?.interfaces ?? [])
+    for (const address of [...(iface.ipv4_addresses ?? []), ...(iface.ipv6_addresses ?? [])]) {
+      const ip = parseIp(address.split('/')[0] ?? '');
+      if (ip !== undefined && cidrs.some((c) => cidrContains(c, ip)))
+        return { api: [ip.text], ingress: [ip.text] };
+    }
+  return { api: cluster.apiVips, ingress: cluster.ingressVips };
 }
 
 function errorMessage(err: unknown): string {
@@ -459,6 +490,7 @@ export function createClusterDeploymentsController(
           !['discovering', 'insufficient', 'pending-for-input', 'disconnected'].includes(h.status),
       ).length;
     const percentage = totalPercentage(cluster, pass.hosts);
+    const vips = shownVips(cluster, pass.hosts);
     return {
       ...previous,
       conditions,
@@ -478,10 +510,10 @@ export function createClusterDeploymentsController(
       workerAgentsDiscovered: workers.length,
       workerAgentsReady: ready(workers),
       machineNetwork: cluster.machineNetworks.map((cidr) => ({ cidr })),
-      apiVIP: cluster.apiVips[0] ?? '',
-      apiVIPs: [...cluster.apiVips],
-      ingressVIP: cluster.ingressVips[0] ?? '',
-      ingressVIPs: [...cluster.ingressVips],
+      apiVIP: vips.api[0] ?? '',
+      apiVIPs: [...vips.api],
+      ingressVIP: vips.ingress[0] ?? '',
+      ingressVIPs: [...vips.ingress],
       userManagedNetworking: cluster.userManagedNetworking,
       platformType: hivePlatformType(cluster.platformType),
       validationsInfo: cluster.validationsInfo as AgentClusterInstallStatus['validationsInfo'],

@@ -245,6 +245,16 @@ describe('the ClusterDeployments controller', () => {
     expect(config.networking.networkType).toBe('OVNKubernetes');
     expect(w.aci().status.userManagedNetworking).toBe(true);
     expect(w.aci().status.platformType).toBe('None');
+    // Once it installs, the API and ingress answer on the node's own address.
+    expect(w.aci().status.apiVIPs).toEqual([]);
+    w.hosts.moveAll(CLUSTER_ID, 'preparing-for-installation', 'preparing-successful');
+    await w.reconcile();
+    expect(w.aci().status).toMatchObject({
+      apiVIP: '10.0.0.5',
+      apiVIPs: ['10.0.0.5'],
+      ingressVIP: '10.0.0.5',
+      ingressVIPs: ['10.0.0.5'],
+    });
   });
 
   it('installs to completion: Secrets, clusterMetadata, ClusterDeployment installed, upstream events', async () => {
