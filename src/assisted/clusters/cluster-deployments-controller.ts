@@ -214,6 +214,7 @@ interface Pass {
   availability: InstallerAvailability;
   syncError: SyncError | undefined;
   pullSecret: string;
+  releaseImage: string;
   requeueAfterMs?: number;
 }
 
@@ -324,6 +325,7 @@ export function createClusterDeploymentsController(
     try {
       const output = await options.installer.generate(installConfigYaml(config), [], dir, {
         singleNode: cluster.highAvailabilityMode === 'None',
+        ...(pass.releaseImage !== '' && { releaseImage: pass.releaseImage }),
         signal: pass.ctx.signal,
       });
       await storeInstallerOutput(pass.ctx.writer, pass.cd, output, pass.now);
@@ -587,7 +589,7 @@ export function createClusterDeploymentsController(
   const releaseImageOf = (
     ctx: ReconcileContext,
     aci: AgentClusterInstall,
-  ): { version: string } | SyncError => {
+  ): { version: string; image: string } | SyncError => {
     const name = aci.spec?.imageSetRef?.name;
     if (name === undefined || name === '')
       return {
@@ -603,6 +605,7 @@ export function createClusterDeploymentsController(
       };
     return {
       version: versionOfReleaseImage(draft<ClusterImageSet>(object).spec?.releaseImage ?? ''),
+      image: draft<ClusterImageSet>(object).spec?.releaseImage ?? '',
     };
   };
 
@@ -714,6 +717,7 @@ export function createClusterDeploymentsController(
       availability: await options.installer.availability(),
       syncError: undefined,
       pullSecret: pullSecret.value,
+      releaseImage: release.image,
     };
 
     // install-config overrides: a bad annotation is the user's error; the last good one stays.

@@ -191,6 +191,10 @@ describe('the ClusterDeployments controller', () => {
     expect(config.controlPlane.replicas).toBe(3);
     expect(config.compute[0]?.replicas).toBe(2);
     expect(config.platform.baremetal?.apiVIPs).toEqual(['10.0.0.100']);
+    // For the ClusterImageSet's release.
+    expect(w.installer.releaseImages).toEqual([
+      'quay.io/openshift-release-dev/ocp-release:4.16.3-x86_64',
+    ]);
 
     // The hosts finish their preparation: the cluster installs and tells them to.
     w.hosts.moveAll(CLUSTER_ID, 'preparing-for-installation', 'preparing-successful');

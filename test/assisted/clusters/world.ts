@@ -5,6 +5,7 @@
 import { createClusterDeploymentsController } from '../../../src/assisted/clusters/cluster-deployments-controller.js';
 import type { ClusterDeploymentsControllerOptions } from '../../../src/assisted/clusters/cluster-deployments-controller.js';
 import type {
+  GenerateOptions,
   InstallerAvailability,
   InstallerBackend,
   InstallerOutput,
@@ -42,6 +43,7 @@ export class FakeInstaller implements InstallerBackend {
   availability_: InstallerAvailability = { available: true, description: 'fake installer' };
   failWith: string | undefined;
   readonly configs: string[] = [];
+  readonly releaseImages: (string | undefined)[] = [];
 
   availability(): Promise<InstallerAvailability> {
     return Promise.resolve(this.availability_);
@@ -51,9 +53,10 @@ export class FakeInstaller implements InstallerBackend {
     installConfig: string,
     _m: unknown,
     _d: string,
-    options: { singleNode: boolean },
+    options: GenerateOptions,
   ): Promise<InstallerOutput> {
     this.configs.push(installConfig);
+    this.releaseImages.push(options.releaseImage);
     if (this.failWith !== undefined) return Promise.reject(new InstallerError(this.failWith));
     const ign = { ignition: { version: '3.2.0' } };
     return Promise.resolve({
