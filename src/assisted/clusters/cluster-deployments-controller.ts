@@ -23,6 +23,7 @@ import { cidrContains, parseCidr, parseIp } from '../../shared/ip.js';
 import type {
   InstallerAvailability,
   InstallerBackend,
+  InstallerManifest,
   InstallerOutput,
 } from '../installer/installer-backend.js';
 import type { ClusterRecord, HostRecord } from '../model.js';
@@ -168,6 +169,43 @@ function readyToInstall(counts: AgentCounts & { known: number }): boolean {
   );
 }
 
+/** The names of the ACI's manifests ConfigMaps: `manifestsConfigMapRefs`, else the older single ref. */
+export function manifestConfigMapNames(aci: AgentClusterInstall): string[] {
+  const spec = aci.spec ?? {};
+  const refs = spec['manifestsConfigMapRefs'] as { name?: string }[] | undefined;
+  if (refs !== undefined) return refs.map((r) => r.name ?? '');
+  const ref = spec['manifestsConfigMapRef'] as { name?: string } | undefined;
+  return ref?.name === undefined ? [] : [ref.name];
+}
+
+/** The extra manifests of the ACI, one per ConfigMap key, or why they cannot be read. */
+function manifestsOf(
+  reader: ObjectReader,
+  aci: AgentClusterInstall,
+): InstallerManifest[] | SyncError {
+  const manifests = new Map<string, string>();
+  for (const name of manifestConfigMapNames(aci)) {
+    const configMap = reader.get({
+      ...ClusterGvk.ConfigMap,
+      name,
+      namespace: aci.metadata.namespace ?? '',
+    });
+    if (configMap === undefined)
+      return { kind: 'backend', message: `configmaps "${name}" not found` };
+    for (const [fileName, content] of Object.entries(
+      (configMap['data'] ?? {}) as Record<string, string>,
+    )) {
+      if (manifests.has(fileName))
+        return {
+          kind: 'backend',
+          message: `Conflict in manifest names ('${fileName}' is not unique)`,
+        };
+      manifests.set(fileName, content);
+    }
+  }
+  return [...manifests].map(([fileName, content]) => ({ fileName, content }));
+}
+
 /** Statuses from the installation's start on. */
 const STARTED = new Set([
   'installing',
@@ -215,6 +253,7 @@ interface Pass {
   syncError: SyncError | undefined;
   pullSecret: string;
   releaseImage: string;
+  manifests: readonly InstallerManifest[];
   requeueAfterMs?: number;
 }
 
@@ -323,11 +362,16 @@ export function createClusterDeploymentsController(
     });
     const dir = await mkdtemp(join(options.workDir ?? tmpdir(), `assisted-${cluster.name}-`));
     try {
-      const output = await options.installer.generate(installConfigYaml(config), [], dir, {
-        singleNode: cluster.highAvailabilityMode === 'None',
-        ...(pass.releaseImage !== '' && { releaseImage: pass.releaseImage }),
-        signal: pass.ctx.signal,
-      });
+      const output = await options.installer.generate(
+        installConfigYaml(config),
+        pass.manifests,
+        dir,
+        {
+          singleNode: cluster.highAvailabilityMode === 'None',
+          ...(pass.releaseImage !== '' && { releaseImage: pass.releaseImage }),
+          signal: pass.ctx.signal,
+        },
+      );
       await storeInstallerOutput(pass.ctx.writer, pass.cd, output, pass.now);
       outputs.set(cluster.id, output);
       pass.output = output;
@@ -373,7 +417,8 @@ export function createClusterDeploymentsController(
     counts: AgentCounts & { known: number },
   ): Promise<void> => {
     const { record: cluster } = pass.installation;
-    if (cluster.status !== 'ready' || isOnHold(pass.aci, pass.cd)) return;
+    // A spec that could not be applied (overrides, manifests) does not start an installation.
+    if (cluster.status !== 'ready' || isOnHold(pass.aci, pass.cd) || pass.syncError) return;
     if (!pass.availability.available) {
       pass.requeueAfterMs = ClusterRequeueMs.installerUnavailable;
       return;
@@ -718,6 +763,7 @@ export function createClusterDeploymentsController(
       syncError: undefined,
       pullSecret: pullSecret.value,
       releaseImage: release.image,
+      manifests: [],
     };
 
     // install-config overrides: a bad annotation is the user's error; the last good one stays.
@@ -732,6 +778,10 @@ export function createClusterDeploymentsController(
         pass.syncError = { kind: 'input', message: err.message };
       }
     }
+    // The ACI's manifests ConfigMaps (upstream getClusterDeploymentManifest).
+    const manifests = manifestsOf(ctx.reader, aci);
+    if ('kind' in manifests) pass.syncError ??= manifests;
+    else pass.manifests = manifests;
 
     const status = pass.installation.record.status;
     if (pass.output === undefined && !PRE_INSTALL.has(status)) {
@@ -805,6 +855,20 @@ export function createClusterDeploymentsController(
             }),
       },
       { gvk: ClusterGvk.InfraEnv, map: () => [] },
+      {
+        gvk: ClusterGvk.ConfigMap,
+        map: (object, reader) =>
+          reader
+            .list(ClusterGvk.AgentClusterInstall, { namespace: object.metadata.namespace ?? '' })
+            .map((o) => draft<AgentClusterInstall>(o))
+            .filter((a) => manifestConfigMapNames(a).includes(object.metadata.name))
+            .flatMap((a) => {
+              const name = a.spec?.clusterDeploymentRef?.name;
+              return name === undefined
+                ? []
+                : [{ namespace: object.metadata.namespace ?? '', name }];
+            }),
+      },
     ],
     reconcile,
     events,

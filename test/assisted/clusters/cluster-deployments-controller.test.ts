@@ -121,6 +121,39 @@ describe('the ClusterDeployments controller', () => {
     );
   });
 
+  it('hands the manifests of the ACI’s ConfigMaps to the installer', async () => {
+    const w = world({
+      aciSpec: { manifestsConfigMapRefs: [{ name: 'extra-a' }, { name: 'extra-b' }] },
+    });
+    fiveHosts(w);
+    await w.reconcile();
+    expect(w.condition('SpecSynced')).toMatchObject({
+      reason: 'BackendError',
+      message: 'The Spec could not be synced due to backend error: configmaps "extra-a" not found',
+    });
+    expect(w.state()).toBe('ready');
+    const configMap = (name: string, data: Record<string, string>) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: NS },
+      data,
+    });
+    w.hub.seed(
+      configMap('extra-a', { '01-a.yaml': 'kind: A' }),
+      configMap('extra-b', { '01-a.yaml': 'kind: B' }),
+    );
+    await w.reconcile();
+    expect(w.condition('SpecSynced')?.message).toBe(
+      "The Spec could not be synced due to backend error: Conflict in manifest names ('01-a.yaml' is not unique)",
+    );
+    expect(w.installer.configs).toEqual([]);
+    const b = w.hub.peek({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'extra-b' })!;
+    await w.hub.update({ ...b, data: { '02-b.yaml': 'kind: B' } });
+    await w.reconcile();
+    expect(w.condition('SpecSynced')?.reason).toBe('SyncOK');
+    expect(w.installer.manifests).toEqual([['01-a.yaml', '02-b.yaml']]);
+  });
+
   it('waits for the agents asked for, then for their approval', async () => {
     const w = world();
     fiveHosts(w, { approved: [true, true, true, true, false] });

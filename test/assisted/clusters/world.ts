@@ -8,6 +8,7 @@ import type {
   GenerateOptions,
   InstallerAvailability,
   InstallerBackend,
+  InstallerManifest,
   InstallerOutput,
 } from '../../../src/assisted/installer/installer-backend.js';
 import { InstallerError } from '../../../src/assisted/installer/installer-backend.js';
@@ -44,6 +45,7 @@ export class FakeInstaller implements InstallerBackend {
   failWith: string | undefined;
   readonly configs: string[] = [];
   readonly releaseImages: (string | undefined)[] = [];
+  readonly manifests: string[][] = [];
 
   availability(): Promise<InstallerAvailability> {
     return Promise.resolve(this.availability_);
@@ -51,11 +53,12 @@ export class FakeInstaller implements InstallerBackend {
 
   generate(
     installConfig: string,
-    _m: unknown,
+    manifests: readonly InstallerManifest[],
     _d: string,
     options: GenerateOptions,
   ): Promise<InstallerOutput> {
     this.configs.push(installConfig);
+    this.manifests.push(manifests.map((m) => m.fileName));
     this.releaseImages.push(options.releaseImage);
     if (this.failWith !== undefined) return Promise.reject(new InstallerError(this.failWith));
     const ign = { ignition: { version: '3.2.0' } };
