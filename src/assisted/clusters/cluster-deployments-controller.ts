@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type {
   Controller,
   ObjectReader,
+  ObjectWriter,
   ReconcileContext,
   ReconcileResult,
   Request,
@@ -178,14 +179,18 @@ export function manifestConfigMapNames(aci: AgentClusterInstall): string[] {
   return ref?.name === undefined ? [] : [ref.name];
 }
 
-/** The extra manifests of the ACI, one per ConfigMap key, or why they cannot be read. */
-function manifestsOf(
-  reader: ObjectReader,
+/**
+ * The extra manifests of the ACI, one per ConfigMap key, or why they cannot be read. The
+ * ConfigMaps are read live (a hub has many ConfigMaps: none is cached); a change to one is seen
+ * on the cluster's next pass.
+ */
+async function manifestsOf(
+  writer: ObjectWriter,
   aci: AgentClusterInstall,
-): InstallerManifest[] | SyncError {
+): Promise<InstallerManifest[] | SyncError> {
   const manifests = new Map<string, string>();
   for (const name of manifestConfigMapNames(aci)) {
-    const configMap = reader.get({
+    const configMap = await writer.getLive({
       ...ClusterGvk.ConfigMap,
       name,
       namespace: aci.metadata.namespace ?? '',
@@ -779,7 +784,7 @@ export function createClusterDeploymentsController(
       }
     }
     // The ACI's manifests ConfigMaps (upstream getClusterDeploymentManifest).
-    const manifests = manifestsOf(ctx.reader, aci);
+    const manifests = await manifestsOf(ctx.writer, aci);
     if ('kind' in manifests) pass.syncError ??= manifests;
     else pass.manifests = manifests;
 
@@ -855,20 +860,6 @@ export function createClusterDeploymentsController(
             }),
       },
       { gvk: ClusterGvk.InfraEnv, map: () => [] },
-      {
-        gvk: ClusterGvk.ConfigMap,
-        map: (object, reader) =>
-          reader
-            .list(ClusterGvk.AgentClusterInstall, { namespace: object.metadata.namespace ?? '' })
-            .map((o) => draft<AgentClusterInstall>(o))
-            .filter((a) => manifestConfigMapNames(a).includes(object.metadata.name))
-            .flatMap((a) => {
-              const name = a.spec?.clusterDeploymentRef?.name;
-              return name === undefined
-                ? []
-                : [{ namespace: object.metadata.namespace ?? '', name }];
-            }),
-      },
     ],
     reconcile,
     events,
