@@ -28,6 +28,7 @@ import type {
   InstallerOutput,
 } from '../installer/installer-backend.js';
 import type { ClusterRecord, HostRecord } from '../model.js';
+import { connectivityMajorityGroups } from '../validations/index.js';
 import { ClusterEventLog, ClusterEventText } from './cluster-events.js';
 import { ClusterInstallations } from './cluster-installations.js';
 import {
@@ -209,6 +210,24 @@ async function manifestsOf(
     }
   }
   return [...manifests].map(([fileName, content]) => ({ fileName, content }));
+}
+
+function sortedKeys<T>(record: Readonly<Record<string, T>>): Record<string, T> {
+  return Object.fromEntries(
+    Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
+}
+
+/**
+ * `status.connectivityMajorityGroups`: upstream's marshalled `network.Connectivity` (keys in Go's
+ * map order), recomputed only before the installation as upstream.
+ */
+export function majorityGroupsText(hosts: readonly HostRecord[]): string {
+  const connectivity = connectivityMajorityGroups(hosts);
+  return JSON.stringify({
+    majority_groups: sortedKeys(connectivity.majorityGroups),
+    l3_connected_addresses: sortedKeys(connectivity.l3ConnectedAddresses),
+  });
 }
 
 /** Statuses from the installation's start on. */
@@ -561,6 +580,9 @@ export function createClusterDeploymentsController(
       controlPlaneAgentsReady: ready(masters),
       workerAgentsDiscovered: workers.length,
       workerAgentsReady: ready(workers),
+      connectivityMajorityGroups: PRE_INSTALL.has(cluster.status)
+        ? majorityGroupsText(pass.hosts)
+        : (previous.connectivityMajorityGroups ?? ''),
       machineNetwork: cluster.machineNetworks.map((cidr) => ({ cidr })),
       apiVIP: vips.api[0] ?? '',
       apiVIPs: [...vips.api],
@@ -751,7 +773,7 @@ export function createClusterDeploymentsController(
       cd,
       aci,
       release.version,
-      true,
+      pullSecret.value !== '',
       installations.get(clusterId),
       now,
     );

@@ -74,6 +74,8 @@ describe('the ClusterDeployments controller', () => {
       machineNetwork: [{ cidr: '10.0.0.0/24' }],
       platformType: 'BareMetal',
       userManagedNetworking: false,
+      connectivityMajorityGroups:
+        '{"majority_groups":{"IPv4":[],"IPv6":[]},"l3_connected_addresses":{}}',
     });
     expect(w.controller.events.list(CLUSTER_ID).map((e) => e.message)).toContain(
       'Successfully registered cluster',
