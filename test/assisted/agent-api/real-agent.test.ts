@@ -1,14 +1,23 @@
 /**
  * The real discovery agent (assisted-installer-agent, built from source; its binary is named
  * by SITEFORGE_ASSISTED_AGENT) in dry-run mode against the agent API over TLS: the `agent`
- * registers and accepts our next-step-runner command, and `next_step_runner` polls the
- * instructions and posts a reply for each step. Without the binary this file has nothing to run
- * against and says so; the scripted client in test/support/agent-client.ts covers the protocol
- * in every run.
+ * registers and starts the next-step runner with the command we answer, the runner polls and
+ * posts the real inventory, and `logs_sender` reports logs progress and uploads its archive.
+ * Build the binary from openshift/assisted-installer-agent with
+ * `go build -mod=vendor -o agent ./src/agent/main`. Without it this file has nothing to run
+ * against; the scripted client in test/support/agent-client.ts covers the protocol in every run.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
@@ -23,6 +32,7 @@ import { AgentApiConformance } from './openapi.js';
 const binary = process.env['SITEFORGE_ASSISTED_AGENT'];
 const INFRA_ENV = '6a1f3c2e-0d5b-4e8f-9a7c-1b2d3e4f5a60';
 const HOST = '3f0c9a51-7d2e-4b8a-9c61-5e4d3c2b1a09';
+const CLUSTER = '9d4f3c2e-0d5b-4e8f-9a7c-1b2d3e4f5a63';
 const AGENT_IMAGE = 'quay.io/edge-infrastructure/assisted-installer-agent:latest';
 
 const children: ChildProcess[] = [];
@@ -41,7 +51,7 @@ async function until(condition: () => boolean, what: string, output: () => strin
 describe.runIf(binary !== undefined && existsSync(binary))(
   'the real assisted-installer-agent',
   () => {
-    it('registers, accepts the next-step runner, polls instructions and replies (dry run, TLS)', async () => {
+    it('registers, runs its next-step runner, posts a real inventory and uploads its logs (dry run, TLS)', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'real-agent-'));
       const cert = loopbackCert(dir);
       const pair = await generateKeyPair('ES256', { extractable: true });
@@ -146,6 +156,42 @@ describe.runIf(binary !== undefined && existsSync(binary))(
       expect((await client.getHost(HOST)).status).toBe(200);
       expect(conformance.violations).toEqual([]);
       await client.close();
+
+      // The logs_sender the logs-gather step runs: logs-progress, then the archive upload.
+      backend.setHost(INFRA_ENV, HOST, { clusterId: CLUSTER });
+      const sender = spawn(
+        join(bin, 'logs_sender'),
+        [
+          `-url=${server.url}`,
+          `-cluster-id=${CLUSTER}`,
+          `-host-id=${HOST}`,
+          `-infra-env-id=${INFRA_ENV}`,
+          `-pull-secret-token=${token}`,
+          `-cacert=${cert.certFile}`,
+          '-with-journal-logging=false',
+          '-with-text-logging=false',
+        ],
+        { env, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      sender.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      sender.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      children.push(sender);
+      await until(
+        () => backend.calls.logsUploaded.includes(HOST),
+        'upload its logs',
+        () => output,
+      );
+      expect(statSync(join(dir, CLUSTER, `${HOST}.tar.gz`)).size).toBeGreaterThan(0);
+      await until(
+        () => backend.calls.logsStates.some((call) => call.state === 'completed'),
+        'report its logs completed',
+        () => output,
+      );
+      expect(backend.calls.logsStates.map((call) => call.state)).toEqual([
+        'requested',
+        'collecting',
+        'completed',
+      ]);
       expect(output).not.toMatch(/unauthenticated|status 4\d\d/i);
       await server.close();
     });
