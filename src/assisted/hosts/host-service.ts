@@ -201,20 +201,22 @@ export class HostService implements AgentApiBackend {
       const object = this.options.reader.get({ ...Gvk.InfraEnv, ...cached });
       if (object?.metadata['uid'] === id) return this.infraEnvRefOf(object);
     }
+    // A miss rebuilds the whole index in one scan, so a fleet of InfraEnvs costs one list.
+    let found: InfraEnvRef | undefined;
     for (const object of this.options.reader.list(Gvk.InfraEnv)) {
       const uid = object.metadata['uid'];
-      if (typeof uid === 'string')
-        this.infraEnvIndex.set(uid, {
-          namespace: object.metadata.namespace ?? '',
-          name: object.metadata.name,
-        });
-      if (uid === id) return this.infraEnvRefOf(object);
+      if (typeof uid !== 'string') continue;
+      this.infraEnvIndex.set(uid, {
+        namespace: object.metadata.namespace ?? '',
+        name: object.metadata.name,
+      });
+      if (uid === id) found = this.infraEnvRefOf(object);
     }
-    return undefined;
+    return found;
   }
 
   host(infraEnv: InfraEnvRef, hostId: string): HostRecord | undefined {
-    const host = this.find(hostId);
+    const host = this.find(hostId, infraEnv.namespace);
     return host?.record.infraEnvId === infraEnv.id ? host.record : undefined;
   }
 
@@ -234,7 +236,7 @@ export class HostService implements AgentApiBackend {
     if (infraEnvSpec['imageType'] === 'disconnected-iso')
       return refusal(400, 'Cannot register a host to an InfraEnv with disconnected-iso type');
 
-    const existing = this.find(hostId);
+    const existing = this.find(hostId, infraEnv.namespace);
     const previous = existing?.record.infraEnvId === infraEnv.id ? existing : undefined;
     const clusterRef = infraEnvSpec['clusterRef'] as
       { readonly name?: string; readonly namespace?: string } | undefined;
@@ -691,25 +693,21 @@ export class HostService implements AgentApiBackend {
       this.byCluster.get(stored.record.clusterId)?.delete(hostId);
   }
 
-  /** The host, from memory or rebuilt from its Agent in the cache. */
-  private find(hostId: string): StoredHost | undefined {
+  /**
+   * The host, from memory or, given its namespace, rebuilt from its Agent in the cache. Without
+   * a namespace nothing is searched: after a restart the Agent controller restores every host
+   * as the cache syncs, and scanning every Agent per call would cost O(hosts) each.
+   */
+  private find(hostId: string, namespace?: string): StoredHost | undefined {
     const stored = this.hosts.get(hostId);
-    if (stored !== undefined) return stored;
-    for (const agent of this.agentsNamed(hostId)) {
-      const restored = this.restore(agent);
-      if (restored !== undefined) return restored;
-    }
-    return undefined;
+    if (stored !== undefined || namespace === undefined) return stored;
+    const agent = this.options.reader.get({ ...Gvk.Agent, namespace, name: hostId });
+    return agent === undefined ? undefined : this.restore(agent);
   }
 
   private findIn(infraEnv: InfraEnvRef, hostId: string): StoredHost | undefined {
-    const stored = this.find(hostId);
+    const stored = this.find(hostId, infraEnv.namespace);
     return stored?.record.infraEnvId === infraEnv.id ? stored : undefined;
-  }
-
-  private agentsNamed(hostId: string): KubeObject[] {
-    // Agents live in their InfraEnv's namespace; the id alone does not say which.
-    return this.options.reader.list(Gvk.Agent).filter((a) => a.metadata.name === hostId);
   }
 
   private infraEnvIdOf(agent: KubeObject): string | undefined {
