@@ -755,7 +755,7 @@ export class HostService implements AgentApiBackend {
         : clusterRef?.name !== undefined
           ? { name: clusterRef.name, namespace: clusterRef.namespace ?? record.namespace }
           : undefined;
-    const existing = this.options.reader.get(ref) ?? (await this.options.writer.getLive(ref));
+    let existing = this.options.reader.get(ref);
     const labels = { [Label.InfraEnv]: infraEnv.metadata.name, ...agentLabels };
     const infraEnvUid = String(infraEnv.metadata['uid']);
     const ownerReferences = [
@@ -786,14 +786,20 @@ export class HostService implements AgentApiBackend {
         now: this.now(),
       });
       try {
+        // Created without a read first: a new host is the common case, and the cache that
+        // says "absent" may only lag (then the API server's 409 says so).
         await this.options.writer.create({ ...draft, metadata });
+        if (autoApprove) this.update(record.id, (h) => ({ ...h, approved: true }));
+        this.options.enqueueAgent({ namespace: record.namespace, name: record.id });
+        return;
       } catch (err) {
-        // Created meanwhile by another registration of the same host: the controller converges.
         if (!(err instanceof KubeApiError && err.status === 409)) throw err;
       }
-      if (autoApprove) this.update(record.id, (h) => ({ ...h, approved: true }));
-      this.options.enqueueAgent({ namespace: record.namespace, name: record.id });
-      return;
+      existing = await this.options.writer.getLive(ref);
+      if (existing === undefined) {
+        this.options.enqueueAgent({ namespace: record.namespace, name: record.id });
+        return;
+      }
     }
     const owned = ((existing.metadata['ownerReferences'] ?? []) as { uid?: string }[]).some(
       (o) => o.uid === infraEnvUid,
