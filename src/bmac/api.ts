@@ -17,6 +17,13 @@ export const Gvk = {
   Event: { apiVersion: 'v1', kind: 'Event' },
   Lease: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' },
   Deployment: { apiVersion: 'apps/v1', kind: 'Deployment' },
+  // The assisted core's (issue 12).
+  NMStateConfig: { apiVersion: 'agent-install.openshift.io/v1beta1', kind: 'NMStateConfig' },
+  ClusterImageSet: { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterImageSet' },
+  AgentServiceConfig: {
+    apiVersion: 'agent-install.openshift.io/v1beta1',
+    kind: 'AgentServiceConfig',
+  },
 } as const satisfies Record<string, GroupVersionKind>;
 
 /** Labels (assisted.md §1.1, §2). */

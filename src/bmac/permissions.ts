@@ -42,6 +42,9 @@ const RESOURCES: Readonly<Record<string, string>> = {
   Lease: 'leases',
   Deployment: 'deployments',
   AgentClusterInstall: 'agentclusterinstalls',
+  NMStateConfig: 'nmstateconfigs',
+  ClusterImageSet: 'clusterimagesets',
+  AgentServiceConfig: 'agentserviceconfigs',
 };
 
 /** The API group and plural resource of a kind, e.g. `metal3.io`, `baremetalhosts`. */
@@ -102,6 +105,30 @@ export const Permissions = {
     rule(Gvk.Agent, CACHED),
     // BMC credentials, read live (Secrets are not cached).
     rule(Gvk.Secret, [Verb.Get]),
+  ],
+  /**
+   * The assisted core (assisted.md §3-§8): InfraEnv images, the Agents the agent API registers,
+   * and the install orchestration of AgentClusterInstalls and ClusterDeployments.
+   */
+  assisted: [
+    // isoDownloadURL, bootArtifacts and ImageCreated; the finalizer; read live before an ISO.
+    rule(Gvk.InfraEnv, [Verb.Get, ...CACHED, Verb.Update]),
+    rule(Gvk.InfraEnv, [Verb.Update], 'status'),
+    // Static network configuration of the hosts of an InfraEnv (its nmStateConfigLabelSelector).
+    rule(Gvk.NMStateConfig, CACHED),
+    // A registered host becomes an Agent; patched by the agent API, deleted on deregistration.
+    rule(Gvk.Agent, [...CACHED, Verb.Create, Verb.Update, Verb.Patch, Verb.Delete]),
+    rule(Gvk.Agent, [Verb.Update], 'status'),
+    // Conditions, progress and the kubeconfig and password references; the finalizer.
+    rule(BmacGvk.AgentClusterInstall, [...CACHED, Verb.Update]),
+    rule(BmacGvk.AgentClusterInstall, [Verb.Update], 'status'),
+    // spec.installed and spec.clusterMetadata on completion; the finalizer.
+    rule(Gvk.ClusterDeployment, [...CACHED, Verb.Update]),
+    // The release image of a cluster's imageSetRef.
+    rule(Gvk.ClusterImageSet, CACHED),
+    // Pull secrets read live; admin kubeconfig and kubeadmin password written.
+    rule(Gvk.Secret, [Verb.Get, Verb.Create, Verb.Update]),
+    rule(Gvk.Event, [Verb.Create, Verb.Update]),
   ],
   /** The runtime: Events, leader election, and mode detection at start-up. */
   runtime: [

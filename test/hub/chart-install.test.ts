@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IMAGE_KEY_FILE } from '../../src/bmac/chart/controller-chart.js';
+import { AGENT_TOKEN_KEY_FILE, IMAGE_KEY_FILE } from '../../src/bmac/chart/controller-chart.js';
 import { hubClient, hubKubeconfig, useNamespace } from '../support/hub.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..');
@@ -39,15 +39,20 @@ const namespace = useNamespace('chart');
 // The release names the ClusterRole, so it is unique on the hub like the namespace.
 const release = (): string => namespace.name;
 
-async function imageKey(): Promise<string | undefined> {
+async function secretKey(suffix: string, key: string): Promise<string | undefined> {
   const secret = await hubClient().get({
     apiVersion: 'v1',
     kind: 'Secret',
     namespace: namespace.name,
-    name: `${release()}-image-key`,
+    name: `${release()}${suffix}`,
   });
-  return (secret?.['data'] as Record<string, string> | undefined)?.[IMAGE_KEY_FILE];
+  return (secret?.['data'] as Record<string, string> | undefined)?.[key];
 }
+
+const imageKey = (): Promise<string | undefined> => secretKey('-image-key', IMAGE_KEY_FILE);
+/** The agent token key: hosts booted before an upgrade keep tokens it signed. */
+const tokenKey = (): Promise<string | undefined> =>
+  secretKey('-agent-token-key', AGENT_TOKEN_KEY_FILE);
 
 beforeAll(() => {
   const ensured = spawnSync(
@@ -66,7 +71,7 @@ afterAll(async () => {
 }, 60_000);
 
 describe('the siteforge-controller chart on a hub', () => {
-  it('keeps the image URL key of its Secret across helm upgrade', async () => {
+  it('keeps the image URL key and the agent token key of its Secrets across helm upgrade', async () => {
     // No pods: the hub has no scheduler, and the Secret is what this is about.
     const common = ['--namespace', namespace.name, '--set', 'replicas=0'];
     const installed = await runHelm(['install', release(), chartDir, ...common]);
@@ -74,6 +79,8 @@ describe('the siteforge-controller chart on a hub', () => {
     const key = await imageKey();
     expect(key, 'the Secret made at install').toBeDefined();
     expect(Buffer.from(key!, 'base64').length).toBeGreaterThanOrEqual(32);
+    const token = await tokenKey();
+    expect(Buffer.from(token!, 'base64').toString()).toContain('-----BEGIN EC PRIVATE KEY-----');
 
     const upgraded = await runHelm([
       'upgrade',
@@ -85,6 +92,7 @@ describe('the siteforge-controller chart on a hub', () => {
     ]);
     expect(upgraded.status, upgraded.output).toBe(0);
     expect(await imageKey()).toBe(key);
+    expect(await tokenKey()).toBe(token);
 
     const deployment = await hubClient().get({
       apiVersion: 'apps/v1',

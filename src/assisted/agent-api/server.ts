@@ -22,7 +22,7 @@ import { SiteForgeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { HostStage, StepType } from '../model.js';
 import type { HostStage as HostStageValue, StepType as StepTypeValue } from '../model.js';
-import { AGENT_AUTH_HEADER, verifyAgentToken } from './auth.js';
+import { AGENT_AUTH_HEADER, AgentTokenVerifier } from './auth.js';
 import type { AgentTokenKey } from './auth.js';
 import type { AgentApiBackend, InfraEnvRef, Refusal } from './backend.js';
 import { multipartBoundary, storeMultipartField } from './multipart.js';
@@ -50,6 +50,12 @@ export interface AgentApiOptions {
   /** The request's arrival time. @default the system clock */
   readonly now?: () => Date;
   readonly log?: Logger;
+  /**
+   * Whether this process answers now (the replica that leads, caches synced). Otherwise every
+   * request gets 503 with Retry-After, which the agent retries; a 401 or 404 would make it stop.
+   * @default always
+   */
+  readonly available?: () => boolean;
 }
 
 /** Default JSON body budget. */
@@ -96,18 +102,27 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
   const jsonLimit = options.limits?.jsonBodyBytes ?? DEFAULT_JSON_BODY_BYTES;
   const logsLimit = options.limits?.logsBytes ?? DEFAULT_LOGS_BYTES;
   const log = options.log;
+  const verifier = new AgentTokenVerifier(options.tokenKey);
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'simple');
+  const available = options.available;
+  if (available !== undefined)
+    app.use((_req: Request, res: Response, next: NextFunction) => {
+      if (available()) {
+        next();
+        return;
+      }
+      res.setHeader('Retry-After', '5');
+      res.status(503).json(apiError(503, 'The service is not ready to serve agents; retry later'));
+    });
 
   /** The InfraEnv the request's token proves, when it is the path's (or the only one asked). */
   const authenticate = async (req: Request, pathInfraEnvId?: string): Promise<InfraEnvRef> => {
     const token = req.header(AGENT_AUTH_HEADER);
     const claimed =
-      token === undefined || token === ''
-        ? undefined
-        : await verifyAgentToken(token, options.tokenKey, now());
+      token === undefined || token === '' ? undefined : await verifier.verify(token, now());
     const infraEnv = claimed === undefined ? undefined : backend.infraEnv(claimed);
     if (!infraEnv || (pathInfraEnvId !== undefined && pathInfraEnvId !== infraEnv.id)) {
       throw new EarlyRefusal(401, UNAUTHORIZED.code, UNAUTHORIZED.message);

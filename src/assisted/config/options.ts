@@ -2,6 +2,8 @@
  * The settings of the assisted core that `siteforge controller` takes as flags, their values
  * and defaults, and the URL agents are told to call.
  */
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { UsageError } from '../../shared/errors.js';
 
 /** Where a cluster's install ignition comes from. */
@@ -62,4 +64,29 @@ export function agentApiPublicUrl(
       `the agent API listens on every interface (--agent-api-bind-address :${String(port)}), which is no address a discovery host can reach: pass --agent-api-url URL (or set POD_IP to the pod's address)`,
     );
   return `https://${address.includes(':') ? `[${address}]` : address}:${String(port)}`;
+}
+
+/**
+ * The absolute path of an executable named by a flag: a path with a `/` as given (made
+ * absolute), a bare name looked up on `$PATH` as a shell does. A name not found is returned as
+ * given, so that whoever runs it says it is missing (the openshift-install backend's
+ * availability does, and the cluster waits).
+ */
+export function executableOnPath(
+  nameOrPath: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  if (nameOrPath.includes('/')) return isAbsolute(nameOrPath) ? nameOrPath : resolve(nameOrPath);
+  for (const dir of (env['PATH'] ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, nameOrPath);
+    try {
+      if (!statSync(candidate).isFile()) continue;
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return nameOrPath;
 }

@@ -184,12 +184,19 @@ function checkOsImages(root: unknown, report: Report): OsImage[] {
   const found = listOf(root);
   if (found === undefined) {
     throw new OsImagesError([
-      report(
-        [],
-        'OS_IMAGES_SHAPE',
-        `expected a map with osImages, a list, or an AgentServiceConfig, not ${quote(root)}`,
-        SHAPE_HINT,
-      ),
+      isMap(root) && root['kind'] === 'AgentServiceConfig'
+        ? report(
+            isMap(root['spec']) ? ['spec'] : [],
+            'OS_IMAGES_SHAPE',
+            'the AgentServiceConfig has no spec.osImages',
+            'add spec.osImages, or give the list in a file of its own',
+          )
+        : report(
+            [],
+            'OS_IMAGES_SHAPE',
+            `expected a map with osImages, a list, or an AgentServiceConfig, not ${quote(root)}`,
+            SHAPE_HINT,
+          ),
     ]);
   }
   const { list, at } = found;

@@ -4,6 +4,7 @@
  * overlay reference, streamed as base + overlay with ranges.
  */
 import type { ImageServer } from '../../bmac/images/image-server.js';
+import { SiteForgeError } from '../../shared/errors.js';
 import type { CpioFile } from './cpio.js';
 import type { ImageType } from './ignition.js';
 import { locateEmbedAreas } from './iso9660.js';
@@ -23,6 +24,17 @@ export interface DiscoveryIsoRequest {
   readonly kernelArguments?: readonly string[];
 }
 
+/**
+ * The base ISO is being downloaded: the image will be there later (assisted-service's 409
+ * "image being created"). The download runs on; asking again later gives the URL, or the
+ * download's failure once.
+ */
+export class DiscoveryImageNotReadyError extends SiteForgeError {
+  constructor(baseUrl: string) {
+    super('DISCOVERY_IMAGE_NOT_READY', `the base ISO ${baseUrl} is being downloaded`);
+  }
+}
+
 /** Where the InfraEnv controller gets ISO URLs: the port it is given. */
 export interface DiscoveryIsoStore {
   /**
@@ -33,8 +45,9 @@ export interface DiscoveryIsoStore {
   readonly minimalIso: boolean;
   /**
    * The URL of the discovery ISO of `request`, the base downloaded first if needed.
-   * @throws ImageSourceError when the base cannot be fetched, IsoLayoutError when it is not a
-   *   CoreOS live ISO, DiscoveryIgnitionError when the content does not fit
+   * @throws DiscoveryImageNotReadyError while the base is being downloaded, ImageSourceError
+   *   when it could not be fetched, IsoLayoutError when it is not a CoreOS live ISO,
+   *   DiscoveryIgnitionError when the content does not fit
    */
   isoUrl(request: DiscoveryIsoRequest): Promise<string>;
 }
@@ -48,15 +61,56 @@ export class ImageServerDiscoveryIsos implements DiscoveryIsoStore {
   readonly minimalIso = false;
   /** Embed areas by the base's content hash. */
   private readonly areas = new Map<string, EmbedAreas>();
+  /** Bases downloaded (once in the cache, a later eviction only costs a new download). */
+  private readonly ready = new Set<string>();
+  /** Downloads under way, by base URL. */
+  private readonly downloads = new Map<string, Promise<void>>();
+  /** Failed downloads, told once to the next request. */
+  private readonly failures = new Map<string, unknown>();
 
   /** @param ttlSeconds how long an ISO URL works @default 7 days */
   constructor(
-    private readonly server: Pick<ImageServer, 'readSource' | 'urlForOverlay'>,
+    private readonly server: Pick<ImageServer, 'readSource' | 'urlForOverlay' | 'prefetch'>,
     private readonly ttlSeconds = 7 * 86_400,
   ) {}
 
+  /**
+   * Downloads a base ISO into the cache (at startup, for every configured image, as the image
+   * service does), resolving once it is there.
+   * @throws ImageSourceError when it cannot be fetched
+   */
+  prefetch(baseUrl: string): Promise<void> {
+    let download = this.downloads.get(baseUrl);
+    if (download === undefined) {
+      download = this.server.prefetch(baseUrl).then(
+        () => {
+          this.ready.add(baseUrl);
+          this.failures.delete(baseUrl);
+        },
+        (err: unknown) => {
+          this.failures.set(baseUrl, err);
+          throw err;
+        },
+      );
+      const settled = download.finally(() => this.downloads.delete(baseUrl));
+      settled.catch(() => undefined);
+      this.downloads.set(baseUrl, settled);
+      download = settled;
+    }
+    return download;
+  }
+
   async isoUrl(request: DiscoveryIsoRequest): Promise<string> {
     const base = request.osImage.url;
+    if (!this.ready.has(base)) {
+      if (this.failures.has(base)) {
+        const failure = this.failures.get(base);
+        this.failures.delete(base);
+        throw failure;
+      }
+      this.prefetch(base).catch(() => undefined); // told to the next request
+      throw new DiscoveryImageNotReadyError(base);
+    }
     const areas = await this.server.readSource(base, async (reader, blob) => {
       const known = this.areas.get(blob.sha256);
       if (known) return known;

@@ -2,7 +2,7 @@ export { signAgentToken, verifyAgentToken } from './agent-token.js';
 export type { AgentTokenKey } from './agent-token.js';
 export { compressedCpio, cpioArchive } from './cpio.js';
 export type { CpioFile } from './cpio.js';
-export { ImageServerDiscoveryIsos } from './discovery-isos.js';
+export { DiscoveryImageNotReadyError, ImageServerDiscoveryIsos } from './discovery-isos.js';
 export type { DiscoveryIsoRequest, DiscoveryIsoStore } from './discovery-isos.js';
 export {
   ADDITIONAL_TRUST_BUNDLE_PATH,

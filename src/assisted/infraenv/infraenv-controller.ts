@@ -11,8 +11,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { stringify as toYaml } from 'yaml';
 import type { KubeObject } from '../../kube/index.js';
 import { Gvk, Label } from '../../bmac/api.js';
+import { ImageSourceError } from '../../bmac/images/image-source.js';
 import { INTERNAL_IGNITION_ANNOTATION } from '../../bmac/infraenv-backend.js';
-import { setCondition } from '../../bmac/reconcilers/preprovisioning-image/conditions.js';
+import {
+  findCondition,
+  setCondition,
+} from '../../bmac/reconcilers/preprovisioning-image/conditions.js';
 import type { Condition } from '../../bmac/reconcilers/preprovisioning-image/conditions.js';
 import { requestOf } from '../../bmac/runtime/contract.js';
 import type {
@@ -24,6 +28,7 @@ import type {
 } from '../../bmac/runtime/contract.js';
 import { signAgentToken, verifyAgentToken } from '../discovery/agent-token.js';
 import type { AgentTokenKey } from '../discovery/agent-token.js';
+import { DiscoveryImageNotReadyError } from '../discovery/discovery-isos.js';
 import type { DiscoveryIsoStore } from '../discovery/discovery-isos.js';
 import {
   DiscoveryIgnitionError,
@@ -56,6 +61,8 @@ export const ImageCreatedCondition = {
   InfraEnvAvailableReason: 'InfraEnvAvailable',
   ImageCreationErrorReason: 'ImageCreationError',
   MissingClusterDeploymentReason: 'MissingClusterDeployment',
+  ImageCreatedReason: 'ImageCreated',
+  ImageCreatedMessage: 'Image has been created',
   InfraEnvAvailableMessage: 'InfraEnv is available: Image has been created',
   FailedToCreate: 'Failed to create image',
   MissingClusterDeployment: 'ClusterDeployment is missing',
@@ -92,8 +99,10 @@ type Json = Record<string, unknown>;
 class ImageCreationFailure extends Error {
   constructor(
     message: string,
-    /** 4xx: the user must change something; otherwise retried. */
+    /** 4xx: said as `Failed to create image: …`; otherwise `… due to an internal error: …`. */
     readonly clientError: boolean,
+    /** Whether to look again later. @default !clientError */
+    readonly retry = !clientError,
   ) {
     super(message);
   }
@@ -191,6 +200,25 @@ export class InfraEnvController implements Controller {
     try {
       await this.createImage(infraEnv, id, token, status, ctx);
     } catch (error) {
+      if (error instanceof DiscoveryImageNotReadyError) {
+        // As assisted-service on a 409: the image is on its way; an error shown stays shown.
+        if (
+          findCondition(conditionsOf(status), ImageCreatedCondition.Type)?.reason !==
+          ImageCreatedCondition.ImageCreationErrorReason
+        )
+          status['conditions'] = setCondition(
+            conditionsOf(status),
+            {
+              type: ImageCreatedCondition.Type,
+              status: 'True',
+              reason: ImageCreatedCondition.ImageCreatedReason,
+              message: ImageCreatedCondition.ImageCreatedMessage,
+            },
+            ctx.clock.now(),
+          );
+        await writeStatus(infraEnv, status, ctx);
+        return { requeueAfterMs: RECOVERABLE_ERROR_REQUEUE_MS };
+      }
       const failure = asFailure(error);
       ctx.log.warn({ err: failure.message }, 'could not create the InfraEnv image');
       status['conditions'] = setCondition(
@@ -212,7 +240,7 @@ export class InfraEnvController implements Controller {
         eventsURL: this.eventsUrl(id, token),
       };
       await writeStatus(infraEnv, status, ctx);
-      return failure.clientError ? {} : { requeueAfterMs: RECOVERABLE_ERROR_REQUEUE_MS };
+      return failure.retry ? { requeueAfterMs: RECOVERABLE_ERROR_REQUEUE_MS } : {};
     }
     await writeStatus(infraEnv, status, ctx);
     return {};
@@ -430,6 +458,9 @@ function asFailure(error: unknown): ImageCreationFailure {
   // client error; a source that does not answer may come back.
   if (error instanceof DiscoveryIgnitionError || error instanceof IsoLayoutError)
     return new ImageCreationFailure(error.message, true);
+  // The configured base image is missing or its server does not answer: said as the user's
+  // problem (their osImages), looked at again in case the server comes back.
+  if (error instanceof ImageSourceError) return new ImageCreationFailure(error.message, true, true);
   return new ImageCreationFailure(error instanceof Error ? error.message : String(error), false);
 }
 

@@ -24,6 +24,7 @@ import { ClusterValidationSets, clusterValidationPasses } from './validation-set
 
 // ---- Events, context, results -------------------------------------------------------------
 
+/** What can happen to a cluster (upstream transition types, plus preparation outcomes). */
 export type ClusterEvent =
   /** The monitor's periodic re-evaluation. */
   | { readonly type: 'Refresh' }
@@ -37,6 +38,7 @@ export type ClusterEvent =
   /** @default reason `cluster was reset by user` */
   | { readonly type: 'ResetCluster'; readonly reason?: string };
 
+/** The `type` of a cluster event. */
 export type ClusterEventType = ClusterEvent['type'];
 
 /** Everything the cluster machine judges besides the cluster record itself. */
@@ -71,6 +73,8 @@ export interface ClusterTransitionOk {
   readonly statusInfo: string;
   /** Status or status info differ from the cluster's. */
   readonly changed: boolean;
+  /** The status differs: only then does `statusUpdatedAt` move to now (timeouts count from it). */
+  readonly statusChanged: boolean;
   /** Name of the upstream rule that decided. */
   readonly rule: string;
   /** Set on PrepareForInstallation (the install's start). */
@@ -80,12 +84,14 @@ export interface ClusterTransitionOk {
   readonly lastPreparation?: LastPreparation;
 }
 
+/** A refused cluster event: nothing changes; the API answers with this status and reason. */
 export interface ClusterRefusal {
   readonly ok: false;
   readonly httpStatus: 400 | 409;
   readonly reason: string;
 }
 
+/** The outcome of `applyClusterEvent`. */
 export type ClusterTransitionResult = ClusterTransitionOk | ClusterRefusal;
 
 /** Cluster status-info texts (upstream `internal/cluster/common.go`). */
@@ -174,6 +180,7 @@ const PREPARING_STATUSES: readonly HostStatus[] = [
   HostStatus.Known,
 ];
 
+/** Computes the facts for `cluster` with its hosts as they are now. */
 export function clusterFacts(cluster: ClusterRecord, ctx: ClusterMachineContext): ClusterFacts {
   const passes = (id: string): boolean =>
     clusterValidationPasses(ctx.validations, id, ctx.ignoredValidations);
@@ -213,6 +220,7 @@ export type ClusterStatusInfoRule =
   /** Installed, installed but degraded, or installed without every worker. */
   | { readonly kind: 'completion' };
 
+/** One rule: on `event` from one of `from`, when `when` holds, go to `to`. */
 export interface ClusterTransition {
   readonly event: ClusterEventType;
   /** The upstream rule's documentation name. */
@@ -489,6 +497,7 @@ export const TERMINAL_CLUSTER_STATUSES: readonly ClusterStatus[] = [
 
 // ---- Applying an event ------------------------------------------------------------------------
 
+/** The first row for `event` from `source` whose condition holds. */
 export function findClusterTransition(
   event: ClusterEventType,
   source: ClusterStatus,
@@ -548,7 +557,8 @@ const COMPLETED: readonly ClusterStatus[] = [C.Installed, C.Error, C.Cancelled];
 
 /**
  * Applies one event to a cluster. Never throws: every event in every status is either a
- * transition or a refusal (409 `no condition found to run transition`, as upstream).
+ * transition or a refusal (409 `no condition found to run transition`, as upstream). A refused
+ * Refresh means the cluster stays as it is.
  */
 export function applyClusterEvent(
   cluster: ClusterRecord,
@@ -574,6 +584,7 @@ export function applyClusterEvent(
     status: row.to,
     statusInfo,
     changed: row.to !== cluster.status || statusInfo !== cluster.statusInfo,
+    statusChanged: row.to !== cluster.status,
     rule: row.name,
     ...(row.startsInstall === true ? { installStartedAt: now } : {}),
     ...(entersCompleted ? { installCompletedAt: now } : {}),

@@ -35,6 +35,7 @@ export const MASTER_STAGES: readonly HostStage[] = [
   S.Done,
 ];
 
+/** Worker hosts: they wait for the control plane, then for their ignition after rebooting. */
 export const WORKER_STAGES: readonly HostStage[] = [
   S.StartingInstallation,
   S.Installing,

@@ -198,11 +198,6 @@ export function clusterValidationPasses(
   return result.status === 'success' || result.status === 'disabled';
 }
 
-/** Every listed validation passes. */
-export function allPass(passes: (id: string) => boolean, ids: readonly string[]): boolean {
-  return ids.every(passes);
-}
-
 /**
  * `$FAILING_VALIDATIONS` of a status info: the messages of every validation whose status is
  * `failure` (ignored ones included, as upstream), sorted, joined with ` ; `

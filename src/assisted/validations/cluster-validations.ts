@@ -21,7 +21,7 @@ import {
   MEMORY_TOLERANCE_MIB,
   type HwRequirements,
 } from './hardware.js';
-import type { ValidatedHost } from './host-validations.js';
+import { byCategoryName, type ValidatedHost } from './host-validations.js';
 import { ClusterValidationId, clusterValidationCategory, OPERATORS } from './ids.js';
 import { isIgnored } from './ignored.js';
 import {
@@ -557,5 +557,5 @@ export function validateCluster(
   for (const results of Object.values(info)) {
     results.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
-  return info;
+  return byCategoryName(info);
 }

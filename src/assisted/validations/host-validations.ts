@@ -19,6 +19,7 @@ import {
   formatCidrNetwork,
   parseCidr,
   parseIp,
+  type IpAddress,
   type IpFamily,
 } from '../../shared/ip.js';
 import { BYTES_PER_MIB, bytesToString, goFixed, goUtcTimeString } from './format.js';
@@ -40,7 +41,12 @@ import {
   type RoleRequirements,
 } from './hardware.js';
 import { hostValidationCategory, HostValidationId, OPERATORS } from './ids.js';
-import { connectivityMajorityGroups, ipCollisions, networkOfAddress } from './network.js';
+import {
+  connectivityMajorityGroups,
+  ipCollisions,
+  networkOfAddress,
+  type Connectivity,
+} from './network.js';
 import {
   parseConnectivityReport,
   parseContainerImageAvailabilityResponse,
@@ -78,6 +84,11 @@ export interface HostValidationContext {
    * compatible-agent. @default undefined (checking disabled)
    */
   readonly agentImage?: string;
+  /**
+   * The cluster's majority groups, when the caller computed them once for all its hosts.
+   * @default connectivityMajorityGroups(clusterHosts)
+   */
+  readonly connectivity?: Connectivity;
 }
 
 type Outcome = readonly [ValidationStatus, string];
@@ -154,10 +165,12 @@ interface Context {
   readonly requirements: RoleRequirements;
   readonly minimum: { readonly cpuCores: number; readonly ramMib: number };
   readonly agentImage: string | undefined;
+  readonly connectivity: () => Connectivity;
 }
 
 const present = (raw: unknown): boolean => raw !== undefined && raw !== null && raw !== '';
 
+/** Upstream refuses an inventory without memory or CPU; here it counts as not received. */
 function validInventory(inventory: WireInventory | undefined): WireInventory | undefined {
   return inventory?.memory && inventory.cpu ? inventory : undefined;
 }
@@ -366,7 +379,7 @@ function belongsToMajorityGroup(c: Context): Outcome {
   if (!cluster) return ['success-suppress-output', ''];
   const ok = 'Host has connectivity to the majority of hosts in the cluster';
   if (isSingleNode(cluster)) return ['success', ok];
-  const connectivity = connectivityMajorityGroups(c.hosts);
+  const connectivity = c.connectivity();
   let status: ValidationStatus;
   if (umn(cluster)) {
     const families = configuredFamilies(cluster);
@@ -949,33 +962,39 @@ function noSkipMissingDisk(c: Context): Outcome {
   return ['success', 'All disks that have skipped formatting are present in the host inventory'];
 }
 
+/** Addresses (`address/prefix`) of an interface, IPv4 then IPv6. */
+function addressesOf(iface: {
+  ipv4_addresses?: readonly string[];
+  ipv6_addresses?: readonly string[];
+}): string[] {
+  return [...(iface.ipv4_addresses ?? []), ...(iface.ipv6_addresses ?? [])];
+}
+
+/** True when the address (`address/prefix`) is the IP. */
+function isAddressOf(address: string, ip: IpAddress): boolean {
+  const own = parseIp(address.split('/')[0] ?? '');
+  return own?.family === ip.family && own.value === ip.value;
+}
+
 function noIpCollisionsInNetwork(c: Context): Outcome {
   if (!c.cluster) return ['success', 'Cluster has not yet been defined, skipping validation.'];
-  if (!c.inventory)
+  if (!c.inventory) {
     return ['success', 'Host inventory has not yet been defined, skipping validation.'];
+  }
+  const addresses = (c.inventory.interfaces ?? []).flatMap(addressesOf);
   const collisions = ipCollisions(c.hosts);
   let text = '';
   for (const ip of Object.keys(collisions).sort()) {
     const target = parseIp(ip);
     if (!target) continue;
-    for (const iface of c.inventory.interfaces ?? []) {
-      for (const address of [...(iface.ipv4_addresses ?? []), ...(iface.ipv6_addresses ?? [])]) {
-        if (!parseCidr(address)) {
-          return [
-            'error',
-            `inventory of host ${c.host.id} contains bad CIDR: invalid CIDR address: ${address}`,
-          ];
-        }
-      }
+    const bad = addresses.find((a) => !parseCidr(a));
+    if (bad !== undefined) {
+      return [
+        'error',
+        `inventory of host ${c.host.id} contains bad CIDR: invalid CIDR address: ${bad}`,
+      ];
     }
-    const has = (c.inventory.interfaces ?? []).some((iface) =>
-      [...(iface.ipv4_addresses ?? []), ...(iface.ipv6_addresses ?? [])].some(
-        (a) =>
-          parseIp(a.split('/')[0] ?? '')?.value === target.value &&
-          parseIp(a.split('/')[0] ?? '')?.family === target.family,
-      ),
-    );
-    if (has) {
+    if (addresses.some((a) => isAddressOf(a, target))) {
       text += `Collisions detected for host ID ${c.host.id}, IP address: ${ip} Mac addresses: ${collisions[ip]!.join(',')}\n`;
     }
   }
@@ -988,12 +1007,7 @@ function iscsiNicCheck(c: Context, disk: InventoryDisk): Outcome {
   if (hostIp === undefined) return ['error', 'iSCSI disk is missing host IP address'];
   const ip = parseIp(hostIp);
   const nic = ip
-    ? (c.inventory?.interfaces ?? []).find((i) =>
-        [...(i.ipv4_addresses ?? []), ...(i.ipv6_addresses ?? [])].some((a) => {
-          const own = parseIp(a.split('/')[0] ?? '');
-          return own?.family === ip.family && own.value === ip.value;
-        }),
-      )
+    ? (c.inventory?.interfaces ?? []).find((i) => addressesOf(i).some((a) => isAddressOf(a, ip)))
     : undefined;
   if (!nic) return ['error', 'Cannot find network interface associated to iSCSI host IP address'];
   const inMachineNetwork = (c.cluster?.machineNetworks ?? []).some((network) => {
@@ -1097,10 +1111,12 @@ export function validateHost(host: ValidatedHost, ctx: HostValidationContext): V
   const hosts = cluster ? [...ctx.clusterHosts.filter((h) => h.id !== host.id), host] : [host];
   const inventory = validInventory(host.inventory);
   const requirements = roleRequirements(host, cluster, hw);
+  const validated = cluster ? sortLike(ctx.clusterHosts, hosts) : hosts;
+  let groups: Connectivity | undefined;
   const context: Context = {
     host,
     cluster,
-    hosts: cluster ? sortLike(ctx.clusterHosts, hosts) : hosts,
+    hosts: validated,
     now: ctx.now,
     connected: ctx.connected,
     inventory,
@@ -1110,6 +1126,7 @@ export function validateHost(host: ValidatedHost, ctx: HostValidationContext): V
     requirements,
     minimum: minimumRequirements(cluster, hw),
     agentImage: ctx.agentImage,
+    connectivity: () => (groups ??= ctx.connectivity ?? connectivityMajorityGroups(validated)),
   };
   const info: Record<string, ValidationResult[]> = {};
   for (const [id, run] of VALIDATIONS) {
@@ -1124,7 +1141,14 @@ export function validateHost(host: ValidatedHost, ctx: HostValidationContext): V
     })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     info['operators'] = operators;
   }
-  return info;
+  return byCategoryName(info);
+}
+
+/** Categories in name order, as Go marshals the map (`hardware`, `network`, `operators`). */
+export function byCategoryName(
+  info: Readonly<Record<string, readonly ValidationResult[]>>,
+): ValidationsInfo {
+  return Object.fromEntries(Object.entries(info).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** The cluster's hosts in their given order, with the validated host's record in its place. */

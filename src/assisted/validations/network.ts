@@ -294,22 +294,33 @@ export function ipCollisions(hosts: readonly HostRecord[]): Record<string, strin
   const out: Record<string, string[]> = {};
   for (const host of hosts) {
     const report = connectivityReportOf(host);
-    const seen = new Map<string, Map<string, string>>();
-    for (const rh of report?.remote_hosts ?? []) {
-      for (const l2 of rh.l2_connectivity ?? []) {
-        const nic = l2.outgoing_nic ?? '';
-        const ip = l2.remote_ip_address ?? '';
-        const mac = l2.remote_mac ?? '';
-        const byIp = seen.get(nic) ?? new Map<string, string>();
-        seen.set(nic, byIp);
-        const previous = byIp.get(ip);
-        if (previous !== undefined && previous !== '' && previous !== mac) {
-          out[ip] = [previous, mac].sort();
-        }
-        byIp.set(ip, mac);
+    if (report) Object.assign(out, reportCollisions(report));
+  }
+  return out;
+}
+
+const collisionsByReport = new WeakMap<ConnectivityReport, Record<string, string[]>>();
+
+function reportCollisions(report: ConnectivityReport): Record<string, string[]> {
+  const cached = collisionsByReport.get(report);
+  if (cached) return cached;
+  const out: Record<string, string[]> = {};
+  const seen = new Map<string, Map<string, string>>();
+  for (const rh of report.remote_hosts ?? []) {
+    for (const l2 of rh.l2_connectivity ?? []) {
+      const nic = l2.outgoing_nic ?? '';
+      const ip = l2.remote_ip_address ?? '';
+      const mac = l2.remote_mac ?? '';
+      const byIp = seen.get(nic) ?? new Map<string, string>();
+      seen.set(nic, byIp);
+      const previous = byIp.get(ip);
+      if (previous !== undefined && previous !== '' && previous !== mac) {
+        out[ip] = [previous, mac].sort();
       }
+      byIp.set(ip, mac);
     }
   }
+  collisionsByReport.set(report, out);
   return out;
 }
 

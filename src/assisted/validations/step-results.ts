@@ -147,21 +147,59 @@ function object(fields: Readonly<Record<string, Check>>, required: readonly stri
   };
 }
 
-/** Go's encoding/json leaves `null` fields unset; drop them so optional fields read as absent. */
+function hasNull(value: unknown): boolean {
+  if (value === null) return true;
+  if (Array.isArray(value)) return (value as unknown[]).some(hasNull);
+  if (isObject(value)) return Object.values(value).some(hasNull);
+  return false;
+}
+
+/**
+ * Go's encoding/json writes nil slices as `null`; drop null fields so optional fields read as
+ * absent (the value is copied only when it holds a null).
+ */
 function dropNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return (value as unknown[]).map(dropNulls);
+  return hasNull(value) ? withoutNulls(value) : value;
+}
+
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return (value as unknown[]).map(withoutNulls);
   if (isObject(value)) {
     return Object.fromEntries(
       Object.entries(value)
         .filter(([, v]) => v !== null)
-        .map(([k, v]) => [k, dropNulls(v)]),
+        .map(([k, v]) => [k, withoutNulls(v)]),
     );
   }
   return value;
 }
 
+/** Parsed outputs by raw output: a host's results are read by many validations of many hosts. */
+const MAX_CACHED_TEXTS = 4096;
+
 function parser<T>(check: Check, what: string): (raw: unknown) => Parsed<T> {
+  const byObject = new WeakMap<object, Parsed<T>>();
+  const byText = new Map<string, Parsed<T>>();
   return (raw) => {
+    if (typeof raw === 'object' && raw !== null) {
+      const cached = byObject.get(raw);
+      if (cached) return cached;
+      const parsed = parse(raw);
+      byObject.set(raw, parsed);
+      return parsed;
+    }
+    if (typeof raw === 'string') {
+      const cached = byText.get(raw);
+      if (cached) return cached;
+      const parsed = parse(raw);
+      if (byText.size >= MAX_CACHED_TEXTS) byText.clear();
+      byText.set(raw, parsed);
+      return parsed;
+    }
+    return parse(raw);
+  };
+
+  function parse(raw: unknown): Parsed<T> {
     let value = raw;
     if (typeof raw === 'string') {
       try {
@@ -172,7 +210,7 @@ function parser<T>(check: Check, what: string): (raw: unknown) => Parsed<T> {
     }
     const problem = check(value, what);
     return problem ? { ok: false, error: problem } : { ok: true, value: dropNulls(value) as T };
-  };
+  }
 }
 
 const strings = list(str);

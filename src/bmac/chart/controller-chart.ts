@@ -12,11 +12,17 @@
 import { ApiObject, App, Chart, JsonPatch } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-33';
 import { stringify } from 'yaml';
+import { ASSISTED_DEFAULTS } from '../../assisted/config/options.js';
 import { clusterRoleRules } from '../permissions.js';
 import type { PolicyRule } from '../permissions.js';
 
 /** Ports the controller listens on (`siteforge controller`'s defaults). */
-export const ControllerPort = { Metrics: 8080, Probes: 8081, Images: 8082 } as const;
+export const ControllerPort = {
+  Metrics: 8080,
+  Probes: 8081,
+  Images: 8082,
+  AgentApi: ASSISTED_DEFAULTS.agentApiPort,
+} as const;
 
 /** The chart's Secret holding the image server's key is `<release>` followed by this. */
 const IMAGE_KEY_SUFFIX = '-image-key';
@@ -24,6 +30,21 @@ const IMAGE_KEY_SUFFIX = '-image-key';
 export const IMAGE_KEY_FILE = 'key';
 /** Where the image key Secret is mounted in the controller's container. */
 export const IMAGE_KEY_DIR = '/etc/siteforge/image-server-key';
+
+/** The chart's Secret holding the agent token key is `<release>` followed by this. */
+const AGENT_TOKEN_KEY_SUFFIX = '-agent-token-key';
+/** The key of that Secret (and of a user's `assisted.agentTokenKey.existingSecret`). */
+export const AGENT_TOKEN_KEY_FILE = 'key.pem';
+/** Where the agent token key Secret is mounted. */
+export const AGENT_TOKEN_KEY_DIR = '/etc/siteforge/agent-token-key';
+/** Where a user's `kubernetes.io/tls` Secret for the agent API is mounted. */
+export const AGENT_API_TLS_DIR = '/etc/siteforge/agent-api-tls';
+/** The chart's ConfigMap of `assisted.osImages` is `<release>` followed by this. */
+const OS_IMAGES_SUFFIX = '-os-images';
+/** The key of that ConfigMap and its file name: `{"osImages": [...]}`. */
+export const OS_IMAGES_FILE = 'os-images.json';
+/** Where the osImages ConfigMap is mounted. */
+export const OS_IMAGES_DIR = '/etc/siteforge/os-images';
 
 /** What `helm template` says when metal3 mode lacks a value it cannot run without. */
 export const IRONIC_REQUIRED = {
@@ -62,6 +83,27 @@ const HELM = {
     expr: `{{ dig "data" "${IMAGE_KEY_FILE}" "" (lookup "v1" "Secret" .Release.Namespace (printf "%s${IMAGE_KEY_SUFFIX}" .Release.Name)) | default (randAlphaNum 48 | b64enc) | quote }}`,
     raw: true,
   },
+  assisted: { expr: '{{ .Values.assisted.enabled }}' },
+  installer: { expr: '{{ .Values.assisted.installer }}' },
+  discoveryIsoType: { expr: '{{ .Values.assisted.discoveryIsoType }}' },
+  agentTokenKeySecret: {
+    expr: `{{ .Values.assisted.agentTokenKey.existingSecret | default (printf "%s${AGENT_TOKEN_KEY_SUFFIX}" .Release.Name) | quote }}`,
+    raw: true,
+  },
+  // The key the release already has (an upgrade keeps it, so ISOs already booted keep their
+  // hosts' tokens valid), else a new EC P-256 key (SEC1 PEM, which the controller reads).
+  agentTokenKey: {
+    expr: `{{ dig "data" "${AGENT_TOKEN_KEY_FILE}" "" (lookup "v1" "Secret" .Release.Namespace (printf "%s${AGENT_TOKEN_KEY_SUFFIX}" .Release.Name)) | default (genPrivateKey "ecdsa" | b64enc) | quote }}`,
+    raw: true,
+  },
+  agentApiTlsSecret: {
+    expr: `{{ .Values.assisted.agentApi.tls.existingSecret | default (printf "%s-agent-api-tls" .Release.Name) | quote }}`,
+    raw: true,
+  },
+  osImages: {
+    expr: '{{ dict "osImages" .Values.assisted.osImages | toJson | quote }}',
+    raw: true,
+  },
   // Flags present only when their values are: the image server URL, Ironic's (which metal3
   // mode cannot run without, so rendering fails early and says so), one --namespace each.
   optionalArgs: {
@@ -82,6 +124,19 @@ const HELM = {
       '{{- end }}',
       '{{- with .Values.ironic.agentImage }}',
       '- {{ printf "--ironic-agent-image=%s" . | quote }}',
+      '{{- end }}',
+      '{{- with .Values.assisted.agentApi.url }}',
+      '- {{ printf "--agent-api-url=%s" . | quote }}',
+      '{{- end }}',
+      '{{- if .Values.assisted.agentApi.tls.existingSecret }}',
+      `- "--agent-api-tls-cert-file=${AGENT_API_TLS_DIR}/tls.crt"`,
+      `- "--agent-api-tls-key-file=${AGENT_API_TLS_DIR}/tls.key"`,
+      '{{- end }}',
+      '{{- if .Values.assisted.osImages }}',
+      `- "--os-images-file=${OS_IMAGES_DIR}/${OS_IMAGES_FILE}"`,
+      '{{- end }}',
+      '{{- with .Values.assisted.openshiftInstallPath }}',
+      '- {{ printf "--openshift-install-path=%s" . | quote }}',
       '{{- end }}',
       '{{- range .Values.namespaces }}',
       '- {{ printf "--namespace=%s" . | quote }}',
@@ -144,6 +199,39 @@ export class ControllerChart extends Chart {
       { name: 'image-server-key' },
     );
 
+    // The key that signs agent tokens, one for every replica: a host booted from an ISO the
+    // leader made is still let in by the next. Rendered only with no Secret of the user's.
+    const tokenKey = new kplus.Secret(this, 'agent-token-key', {
+      metadata: { name: `${name}${AGENT_TOKEN_KEY_SUFFIX}`, namespace, labels },
+      type: 'Opaque',
+    });
+    ApiObject.of(tokenKey).addJsonPatch(
+      JsonPatch.add('/data', { [AGENT_TOKEN_KEY_FILE]: token('agentTokenKey') }),
+      JsonPatch.remove('/stringData'),
+    );
+    // Optional: with the assisted core off, no Secret is rendered and the pod still starts.
+    const tokenKeyVolume = kplus.Volume.fromSecret(
+      this,
+      'agent-token-key-volume',
+      kplus.Secret.fromSecretName(this, 'agent-token-key-secret', token('agentTokenKeySecret')),
+      { name: 'agent-token-key', optional: true },
+    );
+    // The user's TLS Secret, mounted when it exists; the flags name its files only when set.
+    const tlsVolume = kplus.Volume.fromSecret(
+      this,
+      'agent-api-tls-volume',
+      kplus.Secret.fromSecretName(this, 'agent-api-tls-secret', token('agentApiTlsSecret')),
+      { name: 'agent-api-tls', optional: true },
+    );
+    const osImages = new kplus.ConfigMap(this, 'os-images', {
+      metadata: { name: `${name}${OS_IMAGES_SUFFIX}`, namespace, labels },
+      data: { [OS_IMAGES_FILE]: token('osImages') },
+    });
+    const osImagesVolume = kplus.Volume.fromConfigMap(this, 'os-images-volume', osImages, {
+      name: 'os-images',
+      optional: true,
+    });
+
     const deployment = new kplus.Deployment(this, 'deployment', {
       metadata: { name, namespace, labels },
       replicas: 2,
@@ -171,12 +259,18 @@ export class ControllerChart extends Chart {
             `--workers=${token('workers')}`,
             `--kube-api-qps=${token('kubeApiQps')}`,
             `--kube-api-burst=${token('kubeApiBurst')}`,
+            `--assisted=${token('assisted')}`,
+            `--agent-api-bind-address=:${String(ControllerPort.AgentApi)}`,
+            `--agent-token-key-file=${AGENT_TOKEN_KEY_DIR}/${AGENT_TOKEN_KEY_FILE}`,
+            `--installer=${token('installer')}`,
+            `--discovery-iso-type=${token('discoveryIsoType')}`,
             token('optionalArgs'),
           ],
           ports: [
             { name: 'metrics', number: ControllerPort.Metrics },
             { name: 'probes', number: ControllerPort.Probes },
             { name: 'images', number: ControllerPort.Images },
+            { name: 'agent-api', number: ControllerPort.AgentApi },
           ],
           liveness: kplus.Probe.fromHttpGet('/healthz', { port: ControllerPort.Probes }),
           readiness: kplus.Probe.fromHttpGet('/readyz', { port: ControllerPort.Probes }),
@@ -193,6 +287,9 @@ export class ControllerChart extends Chart {
           volumeMounts: [
             { path: '/tmp', volume: kplus.Volume.fromEmptyDir(this, 'tmp', 'tmp') },
             { path: IMAGE_KEY_DIR, volume: imageKeyVolume, readOnly: true },
+            { path: AGENT_TOKEN_KEY_DIR, volume: tokenKeyVolume, readOnly: true },
+            { path: AGENT_API_TLS_DIR, volume: tlsVolume, readOnly: true },
+            { path: OS_IMAGES_DIR, volume: osImagesVolume, readOnly: true },
           ],
         },
       ],
@@ -209,6 +306,7 @@ export class ControllerChart extends Chart {
     for (const [id, port] of [
       ['images', ControllerPort.Images],
       ['metrics', ControllerPort.Metrics],
+      ['agent-api', ControllerPort.AgentApi],
     ] as const) {
       const service = new kplus.Service(this, `${id}-service`, {
         metadata: { name: `${name}-${id}`, namespace, labels },
@@ -235,11 +333,16 @@ const TEMPLATE_FILES: Readonly<Record<string, string>> = {
   Deployment: 'deployment.yaml',
   Secret: 'secret.yaml',
   Service: 'services.yaml',
+  ConfigMap: 'configmap.yaml',
 };
 
 /** Conditions under which an object is rendered, by kind and name (with tokens). */
 const RENDERED_IF: Readonly<Record<string, string>> = {
   [`Secret/${token('name')}${IMAGE_KEY_SUFFIX}`]: 'not .Values.imageServer.existingKeySecret',
+  [`Secret/${token('name')}${AGENT_TOKEN_KEY_SUFFIX}`]:
+    'and .Values.assisted.enabled (not .Values.assisted.agentTokenKey.existingSecret)',
+  [`ConfigMap/${token('name')}${OS_IMAGES_SUFFIX}`]: '.Values.assisted.osImages',
+  [`Service/${token('name')}-agent-api`]: '.Values.assisted.enabled',
 };
 
 const HEADER =
@@ -303,8 +406,9 @@ function chartYaml(version: string): string {
 name: siteforge-controller
 description: >-
   The SiteForge controller on the hub: the Bare Metal Agent Controller, the
-  PreprovisioningImage controller and the Redfish host provisioner in one Deployment (leader
-  elected), with the image server BMCs boot from and Prometheus metrics.
+  PreprovisioningImage controller, the Redfish host provisioner and the assisted core in one
+  Deployment (leader elected), with the image server BMCs boot from, the agent API discovery
+  hosts call, and Prometheus metrics.
 type: application
 version: ${version}
 appVersion: ${version}
@@ -353,6 +457,37 @@ workers: 16
 kubeApi:
   qps: 500
   burst: 1000
+
+# The assisted core (docs/assisted.md): discovery ISOs of InfraEnvs, the agent API the
+# discovery agents call (HTTPS, the <release>-agent-api Service, port ${String(ControllerPort.AgentApi)}), the Agent,
+# AgentClusterInstall and ClusterDeployment controllers.
+assisted:
+  enabled: true
+  agentApi:
+    # The https base URL discovery hosts reach the agent API at (a Route, Ingress or load
+    # balancer in front of <release>-agent-api). Empty: https://<pod IP>:${String(ControllerPort.AgentApi)}.
+    url: ""
+    tls:
+      # A kubernetes.io/tls Secret of yours (tls.crt with its chain, tls.key) for that URL;
+      # agents are given tls.crt to trust. Empty: each controller process makes a CA at start,
+      # and ISOs made by one stop working after a restart or failover.
+      existingSecret: ""
+  agentTokenKey:
+    # A Secret of yours with the EC P-256 key that signs agent tokens under \`${AGENT_TOKEN_KEY_FILE}\`
+    # (openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256). Empty: the chart makes
+    # <release>${AGENT_TOKEN_KEY_SUFFIX} at install, which upgrades keep.
+    existingSecret: ""
+  # The base images of discovery ISOs, as AgentServiceConfig's spec.osImages:
+  # - {openshiftVersion: "4.16", version: 416.94.202405291527-0, cpuArchitecture: x86_64,
+  #    url: https://mirror.openshift.com/.../rhcos-live.x86_64.iso}
+  osImages: []
+  # Where install ignition comes from: openshift-install, or simulated (fake clusters for fleet
+  # simulations; never for real hosts).
+  installer: ${ASSISTED_DEFAULTS.installer}
+  # The openshift-install binary. Empty: openshift-install on the image's PATH.
+  openshiftInstallPath: ""
+  # The discovery ISO InfraEnvs get: minimal-iso (the rootfs is downloaded at boot) or full-iso.
+  discoveryIsoType: ${ASSISTED_DEFAULTS.discoveryIsoType}
 
 # V8's heap limit (MB, NODE_OPTIONS=--max-old-space-size): without it the heap grows toward a
 # quarter of the node's memory; 3,500 hosts need about 100 MB of live objects.

@@ -13,7 +13,13 @@ import { SiteForgeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { gvkKey, ObjectCache } from './cache.js';
 import { requestKey, requestOf } from './contract.js';
-import type { Controller, LeaderGate, ReconcileContext, Request } from './contract.js';
+import type {
+  Controller,
+  LeaderGate,
+  ObjectWriter,
+  ReconcileContext,
+  Request,
+} from './contract.js';
 import { KubeEventRecorder } from './event-recorder.js';
 import { Informer } from './informer.js';
 import type { InformerEvent } from './informer.js';
@@ -178,6 +184,20 @@ export class Manager {
     for (const gvk of [controller.for, ...(controller.watches ?? []).map((w) => w.gvk)])
       this.informerFor(gvk);
     return this;
+  }
+
+  /**
+   * A writer for work outside a reconcile (the agent API registering a host): the reconcilers'
+   * write budget, and aborted with the current leadership term.
+   */
+  writer(): ObjectWriter {
+    return new RateLimitedObjectWriter(this.options.client, this.writes, this.term.signal);
+  }
+
+  /** Whether this replica may act now (leads, or runs without leader election) and has synced. */
+  acting(): boolean {
+    const { synced, leader } = this.readiness();
+    return synced && leader === 'leader' && this.stopping === undefined;
   }
 
   /** Starts the informers, and the workers once every cache has synced. Returns at once. */

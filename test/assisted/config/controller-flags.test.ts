@@ -2,8 +2,11 @@
  * The assisted core's flags of `siteforge controller`: each parses in both spellings, has its
  * default, and a bad value is a usage error (exit 2) that says what is wanted.
  */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentApiPublicUrl } from '../../../src/assisted/config/options.js';
+import { agentApiPublicUrl, executableOnPath } from '../../../src/assisted/config/options.js';
 import { parseControllerArgs } from '../../../src/plugins/cli/controller-command.js';
 import type { ControllerOptions } from '../../../src/bmac/main.js';
 import { runCli } from '../../../src/plugins/cli/main.js';
@@ -190,5 +193,33 @@ describe('the URL agents are given', () => {
     expect(
       agentApiPublicUrl({ agentApiBindAddress: { host: '192.168.111.1', port: 9443 } }, {}),
     ).toBe('https://192.168.111.1:9443');
+  });
+});
+
+describe('the openshift-install binary', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'siteforge-path-'));
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'openshift-install'), '#!/bin/sh\n', { mode: 0o755 });
+  writeFileSync(join(dir, 'openshift-install'), 'not executable\n', { mode: 0o644 });
+
+  it('is looked up on PATH when named bare, skipping what is not executable', () => {
+    expect(executableOnPath('openshift-install', { PATH: `${dir}:${bin}` })).toBe(
+      join(bin, 'openshift-install'),
+    );
+  });
+
+  it('is the name itself when PATH has none, for the backend to report missing', () => {
+    expect(executableOnPath('openshift-install', { PATH: dir })).toBe('openshift-install');
+    expect(executableOnPath('openshift-install', {})).toBe('openshift-install');
+  });
+
+  it('is a path as given, made absolute', () => {
+    expect(executableOnPath('/opt/oi/openshift-install', { PATH: bin })).toBe(
+      '/opt/oi/openshift-install',
+    );
+    expect(executableOnPath('./oi/openshift-install', {})).toBe(
+      join(process.cwd(), 'oi', 'openshift-install'),
+    );
   });
 });

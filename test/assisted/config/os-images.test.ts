@@ -194,6 +194,12 @@ describe('an osImages file', () => {
     expect(issuesOf('osImages: []\n')).toEqual(['1:11 OS_IMAGES_EMPTY']);
     expect(issuesOf('images:\n  - a\n')).toEqual(['1:1 OS_IMAGES_SHAPE']);
     expect(issuesOf('osImages: a\n')).toEqual(['1:11 OS_IMAGES_SHAPE']);
+    expect(issuesOf('kind: AgentServiceConfig\nspec:\n  imageStorage: {}\n')).toEqual([
+      '3:3 OS_IMAGES_SHAPE',
+    ]);
+    expect(messageOf('kind: AgentServiceConfig\nspec: {}\n')).toContain(
+      'the AgentServiceConfig has no spec.osImages',
+    );
     expect(issuesOf('osImages: []\n---\nosImages: []\n')).toEqual(['3:1 OS_IMAGES_DOCUMENTS']);
     expect(issuesOf('')).toEqual(['1:1 OS_IMAGES_DOCUMENTS']);
     expect(issuesOf('osImages: [\n')[0]).toMatch(/^\d+:\d+ /);

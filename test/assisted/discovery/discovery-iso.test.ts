@@ -11,6 +11,7 @@ import { startImageServer } from '../../../src/bmac/images/index.js';
 import type { ImageServer } from '../../../src/bmac/images/index.js';
 import {
   DiscoveryIgnitionError,
+  DiscoveryImageNotReadyError,
   ImageServerDiscoveryIsos,
   bufferAccess,
   discoveryIgnition,
@@ -49,6 +50,7 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${String((origin.address() as AddressInfo).port)}/rhcos-live.iso`;
   images = await startImageServer({ cacheDir: join(dir, 'cache'), key: randomBytes(32) });
   isos = new ImageServerDiscoveryIsos(images);
+  await isos.prefetch(baseUrl);
 }, 120_000);
 
 afterAll(async () => {
@@ -181,14 +183,21 @@ describe('discovery ISO served as base + overlay', () => {
     );
   });
 
-  it('says why when the base ISO cannot be downloaded', async () => {
-    const err = await isos
-      .isoUrl({
-        osImage: { ...osImage(), url: baseUrl.replace('rhcos-live', 'missing') },
-        imageType: 'full-iso',
-        ignition: ignitionFor('x'),
-      })
-      .catch((e: unknown) => e);
-    expect((err as Error).message).toMatch(/missing\.iso answered 404$/);
+  it('says the image is on its way while the base downloads, then why it failed, once', async () => {
+    const missing = baseUrl.replace('rhcos-live', 'missing');
+    const request = {
+      osImage: { ...osImage(), url: missing },
+      imageType: 'full-iso' as const,
+      ignition: ignitionFor('x'),
+    };
+    const first = await isos.isoUrl(request).catch((e: unknown) => e);
+    expect(first).toBeInstanceOf(DiscoveryImageNotReadyError);
+    await isos.prefetch(missing).catch(() => undefined);
+    const second = await isos.isoUrl(request).catch((e: unknown) => e);
+    expect((second as Error).message).toMatch(/missing\.iso answered 404$/);
+    // The next request tries the source again.
+    expect(await isos.isoUrl(request).catch((e: unknown) => e)).toBeInstanceOf(
+      DiscoveryImageNotReadyError,
+    );
   });
 });

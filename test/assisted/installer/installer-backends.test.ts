@@ -1,5 +1,5 @@
-import { X509Certificate } from 'node:crypto';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -125,7 +125,7 @@ echo '{"clusterID":"c-1","infraID":"sno1-x1y2z"}' > "$d/metadata.json"
     );
     await chmod(path, 0o755);
     const work = join(dir, 'work');
-    await import('node:fs/promises').then((fs) => fs.mkdir(work));
+    await mkdir(work);
     const output = await new OpenshiftInstallBackend({ path }).generate(INSTALL_CONFIG, [], work, {
       singleNode: true,
     });
@@ -161,8 +161,6 @@ describe('selectInstallerBackend', () => {
   });
 });
 
-function createKey(pem: string) {
-  return createPrivateKeyFrom(Buffer.from(pem, 'base64').toString());
+function createKey(base64Pem: string) {
+  return createPrivateKey(Buffer.from(base64Pem, 'base64').toString());
 }
-
-import { createPrivateKey as createPrivateKeyFrom } from 'node:crypto';

@@ -10,11 +10,18 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import {
+  AGENT_API_TLS_DIR,
+  AGENT_TOKEN_KEY_DIR,
+  AGENT_TOKEN_KEY_FILE,
   IMAGE_KEY_DIR,
   IMAGE_KEY_FILE,
   IRONIC_REQUIRED,
+  OS_IMAGES_DIR,
+  OS_IMAGES_FILE,
   renderControllerChart,
 } from '../../../src/bmac/chart/controller-chart.js';
+import { agentTokenKeyOfPem } from '../../../src/assisted/config/agent-token-key.js';
+import { parseOsImages } from '../../../src/assisted/config/os-images.js';
 import { clusterRoleRules } from '../../../src/bmac/permissions.js';
 import { parseControllerArgs } from '../../../src/plugins/cli/controller-command.js';
 import { chartRules } from '../../support/chart-rules.js';
@@ -96,6 +103,15 @@ const FIXED_ARGS = [
 /** The flags of values with defaults, as values.yaml sets them. */
 const DEFAULT_TUNING_ARGS = ['--workers=16', '--kube-api-qps=500', '--kube-api-burst=1000'];
 
+/** The assisted core's flags, as values.yaml sets them. */
+const DEFAULT_ASSISTED_ARGS = [
+  '--assisted=true',
+  '--agent-api-bind-address=:8090',
+  `--agent-token-key-file=${AGENT_TOKEN_KEY_DIR}/${AGENT_TOKEN_KEY_FILE}`,
+  '--installer=openshift-install',
+  '--discovery-iso-type=minimal-iso',
+];
+
 /** The controller's container in the rendered objects. */
 const containerOf = (objects: Obj[]): Container =>
   (one(objects, 'Deployment')['spec'] as DeploymentSpec).template.spec.containers[0]!;
@@ -174,6 +190,7 @@ describe('Helm chart siteforge-controller', () => {
       '--mode=auto',
       ...FIXED_ARGS,
       ...DEFAULT_TUNING_ARGS,
+      ...DEFAULT_ASSISTED_ARGS,
     ]);
   });
 
@@ -199,13 +216,14 @@ describe('Helm chart siteforge-controller', () => {
       '--mode=redfish',
       ...FIXED_ARGS,
       ...DEFAULT_TUNING_ARGS,
+      ...DEFAULT_ASSISTED_ARGS,
       '--image-server-url=https://images.hub.example.com',
       '--namespace=site-1',
       '--namespace=site-2',
     ]);
   });
 
-  it('renders Services for the image server and the metrics that select the controller pods', () => {
+  it('renders Services for the image server, the metrics and the agent API that select the controller pods', () => {
     const objects = helmTemplate();
     const deployment = one(objects, 'Deployment')['spec'] as DeploymentSpec;
     const podLabels = deployment.template.metadata.labels;
@@ -213,6 +231,7 @@ describe('Helm chart siteforge-controller', () => {
     for (const [name, port] of [
       ['edge-images', 'images'],
       ['edge-metrics', 'metrics'],
+      ['edge-agent-api', 'agent-api'],
     ] as const) {
       const service = one(objects, 'Service', name);
       const spec = service['spec'] as {
@@ -233,6 +252,7 @@ describe('Helm chart siteforge-controller', () => {
       unknown
     >;
     expect(Object.keys(values).sort()).toEqual([
+      'assisted',
       'heapLimitMb',
       'image',
       'imageServer',
@@ -274,6 +294,7 @@ describe('Helm chart siteforge-controller', () => {
       '--workers=8',
       '--kube-api-qps=50',
       '--kube-api-burst=75',
+      ...DEFAULT_ASSISTED_ARGS,
     ]);
   });
 
@@ -301,10 +322,10 @@ describe('Helm chart siteforge-controller', () => {
 
   it('mounts the Secret of imageServer.existingKeySecret instead of making one', () => {
     const objects = helmTemplate('--set', 'imageServer.existingKeySecret=hub-image-key');
-    expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
+    expect(objects.filter((o) => o.metadata.name === 'edge-image-key')).toEqual([]);
     const spec = (one(objects, 'Deployment')['spec'] as DeploymentSpec).template.spec;
-    const volume = spec.volumes.find((v) => v.secret !== undefined);
-    expect(volume?.secret?.secretName).toBe('hub-image-key');
+    const volume = spec.volumes.find((v) => v.secret?.secretName === 'hub-image-key');
+    expect(volume, 'a volume of Secret hub-image-key').toBeDefined();
     expect(spec.containers[0]!.volumeMounts).toContainEqual({
       name: volume!.name,
       mountPath: IMAGE_KEY_DIR,
@@ -335,6 +356,7 @@ describe('Helm chart siteforge-controller', () => {
       '--mode=metal3',
       ...FIXED_ARGS,
       ...DEFAULT_TUNING_ARGS,
+      ...DEFAULT_ASSISTED_ARGS,
       '--ironic-url=https://ironic.hub:6385',
       '--ironic-inspector-url=https://ironic.hub:5050',
       '--ironic-agent-image=quay.io/m/ia:1',
@@ -345,8 +367,107 @@ describe('Helm chart siteforge-controller', () => {
       '--mode=auto',
       ...FIXED_ARGS,
       ...DEFAULT_TUNING_ARGS,
+      ...DEFAULT_ASSISTED_ARGS,
       '--ironic-url=https://ironic.hub:6385',
     ]);
+  });
+
+  it('makes a Secret with an EC P-256 agent token key the controller reads, and mounts it', () => {
+    const objects = helmTemplate();
+    const secret = one(objects, 'Secret', 'edge-agent-token-key');
+    const pem = Buffer.from(
+      (secret['data'] as Record<string, string>)[AGENT_TOKEN_KEY_FILE]!,
+      'base64',
+    ).toString();
+    expect(agentTokenKeyOfPem(pem, 'the chart’s key').asymmetricKeyDetails?.namedCurve).toBe(
+      'prime256v1',
+    );
+    const spec = (one(objects, 'Deployment')['spec'] as DeploymentSpec).template.spec;
+    const volume = spec.volumes.find((v) => v.secret?.secretName === 'edge-agent-token-key');
+    expect(volume, 'a volume of Secret edge-agent-token-key').toBeDefined();
+    expect(spec.containers[0]!.volumeMounts).toContainEqual({
+      name: volume!.name,
+      mountPath: AGENT_TOKEN_KEY_DIR,
+      readOnly: true,
+    });
+  });
+
+  it('mounts the Secret of assisted.agentTokenKey.existingSecret instead of making one', () => {
+    const objects = helmTemplate('--set', 'assisted.agentTokenKey.existingSecret=hub-token-key');
+    expect(objects.filter((o) => o.metadata.name === 'edge-agent-token-key')).toEqual([]);
+    const spec = (one(objects, 'Deployment')['spec'] as DeploymentSpec).template.spec;
+    expect(spec.volumes.map((v) => v.secret?.secretName)).toContain('hub-token-key');
+  });
+
+  it('puts assisted.osImages in a ConfigMap that the controller loads, and passes its file', () => {
+    const objects = helmTemplate(
+      '--set-json',
+      'assisted.osImages=[{"openshiftVersion":"4.16","version":"416.94.202405291527-0","url":"https://mirror.example.com/rhcos-4.16.iso","cpuArchitecture":"aarch64"}]',
+    );
+    const configMap = one(objects, 'ConfigMap', 'edge-os-images');
+    const text = (configMap['data'] as Record<string, string>)[OS_IMAGES_FILE]!;
+    expect(parseOsImages(OS_IMAGES_FILE, text)).toEqual([
+      {
+        openshiftVersion: '4.16',
+        version: '416.94.202405291527-0',
+        url: 'https://mirror.example.com/rhcos-4.16.iso',
+        cpuArchitecture: 'arm64',
+      },
+    ]);
+    const container = containerOf(objects);
+    expect(container.args).toContain(`--os-images-file=${OS_IMAGES_DIR}/${OS_IMAGES_FILE}`);
+    expect(container.volumeMounts).toContainEqual(
+      expect.objectContaining({ mountPath: OS_IMAGES_DIR }),
+    );
+    // Without osImages: no ConfigMap and no flag.
+    const none = helmTemplate();
+    expect(none.filter((o) => o.kind === 'ConfigMap')).toEqual([]);
+    expect(containerOf(none).args.some((a) => a.startsWith('--os-images-file'))).toBe(false);
+  });
+
+  it('passes the agent API URL, the TLS Secret’s files and the installer from values', () => {
+    const container = containerOf(
+      helmTemplate(
+        '--set',
+        'assisted.agentApi.url=https://agents.hub.example.com,assisted.agentApi.tls.existingSecret=hub-agent-tls',
+        '--set',
+        'assisted.installer=simulated,assisted.openshiftInstallPath=/opt/oi/openshift-install',
+        '--set',
+        'assisted.discoveryIsoType=full-iso',
+      ),
+    );
+    expect(container.args).toEqual([
+      'controller',
+      '--mode=auto',
+      ...FIXED_ARGS,
+      ...DEFAULT_TUNING_ARGS,
+      '--assisted=true',
+      '--agent-api-bind-address=:8090',
+      `--agent-token-key-file=${AGENT_TOKEN_KEY_DIR}/${AGENT_TOKEN_KEY_FILE}`,
+      '--installer=simulated',
+      '--discovery-iso-type=full-iso',
+      '--agent-api-url=https://agents.hub.example.com',
+      `--agent-api-tls-cert-file=${AGENT_API_TLS_DIR}/tls.crt`,
+      `--agent-api-tls-key-file=${AGENT_API_TLS_DIR}/tls.key`,
+      '--openshift-install-path=/opt/oi/openshift-install',
+    ]);
+    expect(parseControllerArgs(container.args.slice(1))).toMatchObject({
+      agentApiUrl: 'https://agents.hub.example.com',
+      agentApiTlsCertFile: `${AGENT_API_TLS_DIR}/tls.crt`,
+      agentApiTlsKeyFile: `${AGENT_API_TLS_DIR}/tls.key`,
+      installer: 'simulated',
+      openshiftInstallPath: '/opt/oi/openshift-install',
+      discoveryIsoType: 'full-iso',
+    });
+  });
+
+  it('turns the assisted core off with assisted.enabled=false: no agent API Service, no token key', () => {
+    const objects = helmTemplate('--set', 'assisted.enabled=false');
+    expect(objects.filter((o) => o.metadata.name === 'edge-agent-api')).toEqual([]);
+    expect(objects.filter((o) => o.metadata.name === 'edge-agent-token-key')).toEqual([]);
+    const container = containerOf(objects);
+    expect(container.args).toContain('--assisted=false');
+    expect(parseControllerArgs(container.args.slice(1))).toMatchObject({ assisted: false });
   });
 
   it('passes only flags that `siteforge controller` parses, with the values given', () => {
@@ -366,6 +487,12 @@ describe('Helm chart siteforge-controller', () => {
       kubeApiBurst: 1000,
       maxConcurrentBmcOperations: 256,
       logLevel: 'info',
+      assisted: true,
+      agentApiBindAddress: { host: '', port: 8090 },
+      agentTokenKeyFile: `${AGENT_TOKEN_KEY_DIR}/${AGENT_TOKEN_KEY_FILE}`,
+      installer: 'openshift-install',
+      openshiftInstallPath: 'openshift-install',
+      discoveryIsoType: 'minimal-iso',
     });
 
     const everything = containerOf(

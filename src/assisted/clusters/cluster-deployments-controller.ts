@@ -1,0 +1,729 @@
+/**
+ * Install orchestration: assisted-service's ClusterDeployments controller (AS
+ * `ctl/clusterdeployments_controller.go`) over the in-memory assisted core. One pass per
+ * ClusterDeployment: the finalizers (§8), the cluster record from the ClusterDeployment and its
+ * AgentClusterInstall, role suggestions, validations and the cluster state machine, the install
+ * trigger (installDay1), preparation (the installer backend generates the ignition while the
+ * hosts check their disks and images), the hosts' installation, and on completion the
+ * credentials Secrets, `spec.clusterMetadata` and `ClusterDeployment.spec.installed`. Every pass
+ * ends with the ACI conditions of §3.3 written in one status update.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type {
+  Controller,
+  ObjectReader,
+  ReconcileContext,
+  ReconcileResult,
+  Request,
+} from '../../bmac/runtime/contract.js';
+import type { KubeObject } from '../../kube/index.js';
+import type {
+  InstallerAvailability,
+  InstallerBackend,
+  InstallerOutput,
+} from '../installer/installer-backend.js';
+import type { ClusterRecord, HostRecord } from '../model.js';
+import { ClusterEventLog, ClusterEventText } from './cluster-events.js';
+import { ClusterInstallations } from './cluster-installations.js';
+import {
+  clusterInstallationOf,
+  hivePlatformType,
+  persistedStateOf,
+  versionOfReleaseImage,
+} from './cluster-record.js';
+import type { ClusterInstallation } from './cluster-record.js';
+import {
+  clusterConditions,
+  installerBackend,
+  notAvailable,
+  setClusterCondition,
+  specSynced,
+} from './conditions.js';
+import type { AgentCounts, ConditionValue, SyncError } from './conditions.js';
+import {
+  ensureKubeconfigSecret,
+  ensurePasswordSecret,
+  loadInstallerOutput,
+  secretNames,
+  storeInstallerOutput,
+} from './credentials.js';
+import { handleAciFinalizer, handleCdFinalizer } from './deletion.js';
+import {
+  InstallConfigOverridesError,
+  buildInstallConfig,
+  installConfigYaml,
+  parseOverrides,
+} from './install-config.js';
+import { ACI_GROUP, ClusterAnnotation, ClusterGvk, ClusterLabel, asKube, draft } from './kinds.js';
+import type {
+  Agent,
+  AgentClusterInstall,
+  AgentClusterInstallStatus,
+  ClusterDeployment,
+  ClusterImageSet,
+  ClusterMetadata,
+} from './kinds.js';
+import type { ClusterEvent, ClusterMachine, ClusterValidator, HostDirectory } from './ports.js';
+import { totalPercentage } from './progress.js';
+import { chooseBootstrap, countByRole, effectiveRole, suggestRoles } from './roles.js';
+
+/** The controller's name. */
+export const CLUSTER_DEPLOYMENTS_CONTROLLER = 'clusterdeployments-controller';
+
+/** How often a cluster is looked at again, by phase (host changes wake it sooner via Agents). */
+export const ClusterRequeueMs = {
+  preInstall: 60_000,
+  preparing: 5_000,
+  installing: 30_000,
+  installerUnavailable: 30_000,
+  /** After a backend (not input) error, as upstream's defaultRequeueAfterOnError. */
+  backendError: 10_000,
+} as const;
+
+/** What the controller is built from. */
+export interface ClusterDeploymentsControllerOptions {
+  readonly hosts: HostDirectory;
+  readonly machine: ClusterMachine;
+  readonly validator: ClusterValidator;
+  /** Generates the ignition and credentials; see selectInstallerBackend. */
+  readonly installer: InstallerBackend;
+  /** The base URL of the assisted API, for `debugInfo.eventsURL` (e.g. `https://hub:8090`). */
+  readonly serviceBaseUrl: string;
+  /** @default `<serviceBaseUrl>/api/assisted-install/v2/events?cluster_id=<id>` */
+  readonly eventsUrl?: (clusterId: string) => string;
+  /** Shared with the agent API. @default a new, private list */
+  readonly events?: ClusterEventLog;
+  /** Shared with the agent API and the host service. @default a new, private store */
+  readonly installations?: ClusterInstallations;
+  /** Where installer work directories are made. @default the OS temp directory */
+  readonly workDir?: string;
+}
+
+const PRE_INSTALL = new Set(['insufficient', 'pending-for-input', 'ready']);
+const INSTALLING = new Set(['installing', 'installing-pending-user-action', 'finalizing']);
+
+/** strconv.ParseBool's true values. */
+function isTrue(value: string | undefined): boolean {
+  return value !== undefined && ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value);
+}
+
+/** ACI `spec.holdInstallation`, or the ClusterDeployment's reconcile-pause annotation. */
+export function isOnHold(aci: AgentClusterInstall, cd: ClusterDeployment): boolean {
+  return (
+    aci.spec?.holdInstallation === true ||
+    isTrue(cd.metadata.annotations?.[ClusterAnnotation.ReconcilePause])
+  );
+}
+
+/** The Agents bound to the ClusterDeployment (upstream findAgentsByAgentClusterInstall). */
+function agentsOf(reader: ObjectReader, cd: ClusterDeployment): Agent[] {
+  return reader
+    .list(ClusterGvk.Agent, {
+      labels: { [ClusterLabel.ClusterDeploymentNamespace]: cd.metadata.namespace ?? '' },
+    })
+    .map((o) => draft<Agent>(o))
+    .filter((a) => a.spec?.clusterDeploymentName?.name === cd.metadata.name);
+}
+
+function unsyncedAgents(agents: readonly Agent[]): number {
+  return agents.filter((a) =>
+    (a.status?.conditions ?? []).some((c) => c.type === 'SpecSynced' && c.status === 'False'),
+  ).length;
+}
+
+/** The counts RequirementsMet and the install trigger compare (GetKnownHostApprovedCounts). */
+function agentCounts(
+  record: ClusterRecord,
+  hosts: readonly HostRecord[],
+  unsynced: number,
+): AgentCounts & { known: number } {
+  const known = hosts.filter((h) => h.status === 'known');
+  return {
+    expected: {
+      masters: record.controlPlaneAgents,
+      arbiters: record.arbiterAgents,
+      workers: record.workerAgents,
+    },
+    registered: countByRole(hosts),
+    approved: known.filter((h) => h.approved).length,
+    unsynced,
+    known: known.length,
+  };
+}
+
+/** upstream isReadyForInstallation, past the cluster's own readiness. */
+function readyToInstall(counts: AgentCounts & { known: number }): boolean {
+  const e = counts.expected;
+  const expected = e.masters + e.arbiters + e.workers;
+  return (
+    counts.approved === expected &&
+    counts.known === expected &&
+    counts.registered.masters === e.masters &&
+    counts.registered.arbiters === e.arbiters &&
+    counts.registered.workers === e.workers &&
+    counts.unsynced === 0
+  );
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Everything one pass works on. */
+interface Pass {
+  readonly ctx: ReconcileContext;
+  readonly cd: ClusterDeployment;
+  readonly aci: AgentClusterInstall;
+  readonly now: Date;
+  installation: ClusterInstallation;
+  hosts: readonly HostRecord[];
+  output: InstallerOutput | undefined;
+  availability: InstallerAvailability;
+  syncError: SyncError | undefined;
+  pullSecret: string;
+  requeueAfterMs?: number;
+}
+
+/** Creates the controller. */
+export function createClusterDeploymentsController(
+  options: ClusterDeploymentsControllerOptions,
+): Controller & { readonly events: ClusterEventLog; readonly installations: ClusterInstallations } {
+  const events = options.events ?? new ClusterEventLog();
+  const installations = options.installations ?? new ClusterInstallations();
+  const eventsUrl =
+    options.eventsUrl ??
+    ((id: string) =>
+      `${options.serviceBaseUrl.replace(/\/$/, '')}/api/assisted-install/v2/events?cluster_id=${id}`);
+  /** Installer output by cluster id, read once from its Secret. */
+  const outputs = new Map<string, InstallerOutput>();
+
+  const record = (pass: Pass, update: Partial<ClusterRecord>): void => {
+    pass.installation = {
+      ...pass.installation,
+      record: { ...pass.installation.record, ...update },
+    };
+  };
+
+  /** Applies a cluster event and records the status change as upstream's event. */
+  const move = (pass: Pass, event: ClusterEvent): void => {
+    const before = pass.installation.record;
+    const after = options.machine.apply(before, event, {
+      hosts: pass.hosts,
+      validationsInfo: before.validationsInfo,
+      now: pass.now,
+      installerOutputReady: pass.output !== undefined,
+    });
+    if (after === before) return;
+    pass.installation = { ...pass.installation, record: after };
+    if (after.status === before.status) return;
+    const id = after.id;
+    events.record(id, ClusterEventText.statusUpdated(after.status), pass.now);
+    if (after.status === 'installed')
+      events.record(id, ClusterEventText.installCompleted(), pass.now);
+    if (after.status === 'error')
+      events.record(id, ClusterEventText.installFailed(after.statusInfo), pass.now, {
+        severity: 'critical',
+      });
+    if (after.status === 'cancelled')
+      events.record(id, ClusterEventText.installCancelled(), pass.now);
+  };
+
+  const refreshHosts = (pass: Pass): void => {
+    pass.hosts = options.hosts.hostsOf(pass.installation.record.id);
+  };
+
+  const applyHost = async (
+    pass: Pass,
+    host: HostRecord,
+    event: Parameters<HostDirectory['apply']>[1],
+  ): Promise<void> => {
+    await options.hosts.apply(host.id, event, pass.now);
+  };
+
+  /** Suggested roles of auto-assign hosts, refreshed before the installation. */
+  const refreshRoles = async (pass: Pass): Promise<void> => {
+    const suggestions = suggestRoles(pass.installation.record, pass.hosts);
+    let changed = false;
+    for (const host of pass.hosts) {
+      const role = suggestions.get(host.id);
+      if (role === undefined || role === host.suggestedRole) continue;
+      await applyHost(pass, host, { type: 'SuggestRole', role });
+      const name = host.requestedHostname ?? host.inventory?.hostname ?? host.id;
+      events.record(
+        pass.installation.record.id,
+        ClusterEventText.roleSuggested(name, role),
+        pass.now,
+        {
+          hostId: host.id,
+        },
+      );
+      changed = true;
+    }
+    if (changed) refreshHosts(pass);
+  };
+
+  /** Runs the installer backend for this cluster and keeps its output. */
+  const generate = async (pass: Pass): Promise<void> => {
+    const { record: cluster } = pass.installation;
+    const config = buildInstallConfig({
+      cluster,
+      hosts: pass.hosts,
+      pullSecret: pass.pullSecret,
+      ...(pass.aci.spec?.proxy !== undefined && { proxy: pass.aci.spec.proxy }),
+      overrides: pass.installation.installConfigOverrides,
+    });
+    const dir = await mkdtemp(join(options.workDir ?? tmpdir(), `assisted-${cluster.name}-`));
+    try {
+      const output = await options.installer.generate(installConfigYaml(config), [], dir, {
+        singleNode: cluster.highAvailabilityMode === 'None',
+        signal: pass.ctx.signal,
+      });
+      await storeInstallerOutput(pass.ctx.writer, pass.cd, output, pass.now);
+      outputs.set(cluster.id, output);
+      pass.output = output;
+      pass.installation = {
+        ...pass.installation,
+        installer: { clusterId: output.clusterId, infraId: output.infraId },
+      };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+
+  /**
+   * Preparation: the ignition is generated once per attempt and recorded as the preparation's
+   * success; a failure is recorded (the next Refresh sends the cluster back to ready) and the
+   * hosts stop preparing.
+   */
+  const prepare = async (pass: Pass): Promise<void> => {
+    if (pass.output === undefined) {
+      try {
+        await generate(pass);
+      } catch (err) {
+        const reason = `failed generating install config for cluster ${pass.installation.record.id}: ${errorMessage(err)}`;
+        pass.ctx.log.warn({ err }, 'installation preparation failed');
+        move(pass, { type: 'PreparationFailed', reason });
+        for (const host of pass.hosts)
+          if (
+            host.status === 'preparing-for-installation' ||
+            host.status === 'preparing-successful'
+          )
+            await applyHost(pass, host, { type: 'CancelPreparation' });
+        refreshHosts(pass);
+        return;
+      }
+    }
+    if (pass.installation.record.lastPreparation.status !== 'success')
+      move(pass, { type: 'PreparationSucceeded' });
+  };
+
+  /** installDay1: the trigger, role assignment, bootstrap and preparation. */
+  const installDay1 = async (
+    pass: Pass,
+    counts: AgentCounts & { known: number },
+  ): Promise<void> => {
+    const { record: cluster } = pass.installation;
+    if (cluster.status !== 'ready' || isOnHold(pass.aci, pass.cd)) return;
+    if (!pass.availability.available) {
+      pass.requeueAfterMs = ClusterRequeueMs.installerUnavailable;
+      return;
+    }
+    if (!readyToInstall(counts)) return;
+    pass.ctx.log.info('installing the cluster');
+    for (const host of pass.hosts)
+      if (host.role === 'auto-assign')
+        await applyHost(pass, host, { type: 'AssignRole', role: effectiveRole(host) });
+    refreshHosts(pass);
+    const bootstrap = chooseBootstrap(pass.hosts);
+    if (bootstrap !== undefined)
+      await applyHost(pass, bootstrap, { type: 'SetBootstrap', bootstrap: true });
+    move(pass, { type: 'PrepareForInstallation' });
+    if (pass.installation.record.status !== 'preparing-for-installation') return;
+    events.record(cluster.id, ClusterEventText.prepareStarted(), pass.now);
+    pass.installation = { ...pass.installation, preparationStartedAt: pass.now.toISOString() };
+    refreshHosts(pass);
+    for (const host of pass.hosts)
+      if (host.status === 'known') await applyHost(pass, host, { type: 'PrepareForInstallation' });
+    refreshHosts(pass);
+    outputs.delete(cluster.id);
+    pass.output = undefined;
+    await prepare(pass);
+  };
+
+  /** The kubeconfig Secret during the installation, and everything else once installed. */
+  const publishCredentials = async (pass: Pass): Promise<void> => {
+    const { output, cd, aci, ctx } = pass;
+    const status = pass.installation.record.status;
+    if (output === undefined) return;
+    const metadata = (passwordRef: string | undefined, kubeconfigRef: string): ClusterMetadata => ({
+      clusterID: output.clusterId,
+      infraID: pass.installation.record.id,
+      adminKubeconfigSecretRef: { name: kubeconfigRef },
+      ...(passwordRef !== undefined && { adminPasswordSecretRef: { name: passwordRef } }),
+    });
+    if (INSTALLING.has(status) && aci.spec?.clusterMetadata === undefined) {
+      const kubeconfigRef = await ensureKubeconfigSecret(ctx.writer, cd, output.kubeconfig);
+      aci.spec = { ...aci.spec, clusterMetadata: metadata(undefined, kubeconfigRef) };
+    }
+    if (status !== 'installed') return;
+    const passwordRef = await ensurePasswordSecret(ctx.writer, cd, output.kubeadminPassword);
+    const kubeconfigRef = await ensureKubeconfigSecret(ctx.writer, cd, output.kubeconfig);
+    const full = metadata(passwordRef, kubeconfigRef);
+    aci.spec = { ...aci.spec, clusterMetadata: full };
+    if (cd.spec?.installed !== true || cd.spec.clusterMetadata === undefined) {
+      const next: ClusterDeployment = {
+        ...cd,
+        spec: { ...cd.spec, installed: true, clusterMetadata: full },
+      };
+      await ctx.writer.update(asKube(next));
+    }
+  };
+
+  /** The hosts follow the cluster: install after preparation, fail with the cluster. */
+  const driveHosts = async (pass: Pass, previous: ClusterRecord): Promise<void> => {
+    const { record: cluster } = pass.installation;
+    if (cluster.status === 'installing' || cluster.status === 'installing-pending-user-action') {
+      let moved = false;
+      for (const host of pass.hosts)
+        if (host.status === 'preparing-successful') {
+          await applyHost(pass, host, { type: 'Install' });
+          moved = true;
+        }
+      if (moved) refreshHosts(pass);
+    }
+    if (cluster.status === 'error' && previous.status !== 'error')
+      for (const host of pass.hosts)
+        if (host.status.startsWith('installing') || host.status.startsWith('preparing'))
+          await applyHost(pass, host, { type: 'ClusterFailed', reason: cluster.statusInfo });
+  };
+
+  const requeueFor = (pass: Pass): number | undefined => {
+    const status = pass.installation.record.status;
+    const byPhase =
+      status === 'preparing-for-installation'
+        ? ClusterRequeueMs.preparing
+        : INSTALLING.has(status)
+          ? ClusterRequeueMs.installing
+          : PRE_INSTALL.has(status)
+            ? ClusterRequeueMs.preInstall
+            : undefined;
+    if (pass.requeueAfterMs === undefined) return byPhase;
+    return byPhase === undefined ? pass.requeueAfterMs : Math.min(byPhase, pass.requeueAfterMs);
+  };
+
+  /** The spec the ACI should have, and its status. */
+  const statusOf = (
+    pass: Pass,
+    counts: AgentCounts,
+    previous: AgentClusterInstallStatus,
+  ): AgentClusterInstallStatus => {
+    const { record: cluster } = pass.installation;
+    const values: ConditionValue[] = [
+      specSynced(pass.syncError),
+      ...clusterConditions({
+        status: cluster.status,
+        statusInfo: cluster.statusInfo,
+        validationsInfo: cluster.validationsInfo,
+        counts,
+        onHold: isOnHold(pass.aci, pass.cd),
+        lastPreparation: cluster.lastPreparation,
+      }),
+      installerBackend(options.installer.name, pass.availability),
+    ];
+    let conditions = previous.conditions ?? [];
+    for (const value of values)
+      conditions = setClusterCondition(conditions, value, pass.now.getTime());
+    const masters = pass.hosts.filter((h) => effectiveRole(h) === 'master');
+    const workers = pass.hosts.filter((h) => effectiveRole(h) === 'worker');
+    const ready = (hosts: readonly HostRecord[]): number =>
+      hosts.filter(
+        (h) =>
+          h.approved &&
+          !['discovering', 'insufficient', 'pending-for-input', 'disconnected'].includes(h.status),
+      ).length;
+    const percentage = totalPercentage(cluster, pass.hosts);
+    return {
+      ...previous,
+      conditions,
+      debugInfo: {
+        ...previous.debugInfo,
+        state: cluster.status,
+        stateInfo: cluster.statusInfo,
+        eventsURL:
+          previous.debugInfo?.eventsURL === undefined || previous.debugInfo.eventsURL === ''
+            ? eventsUrl(cluster.id)
+            : previous.debugInfo.eventsURL,
+        logsURL: previous.debugInfo?.logsURL ?? '',
+      },
+      progress: { totalPercentage: percentage ?? 0 },
+      controlPlaneAgentsDiscovered: masters.length,
+      controlPlaneAgentsReady: ready(masters),
+      workerAgentsDiscovered: workers.length,
+      workerAgentsReady: ready(workers),
+      machineNetwork: cluster.machineNetworks.map((cidr) => ({ cidr })),
+      apiVIP: cluster.apiVips[0] ?? '',
+      apiVIPs: [...cluster.apiVips],
+      ingressVIP: cluster.ingressVips[0] ?? '',
+      ingressVIPs: [...cluster.ingressVips],
+      userManagedNetworking: cluster.userManagedNetworking,
+      platformType: hivePlatformType(cluster.platformType),
+      validationsInfo: cluster.validationsInfo as AgentClusterInstallStatus['validationsInfo'],
+    };
+  };
+
+  /** Writes the ACI (metadata/spec, then status) when it changed. */
+  const writeAci = async (
+    ctx: ReconcileContext,
+    original: KubeObject,
+    aci: AgentClusterInstall,
+    status: AgentClusterInstallStatus,
+  ): Promise<void> => {
+    let resourceVersion = aci.metadata.resourceVersion;
+    const originalAci = draft<AgentClusterInstall>(original);
+    const specChanged =
+      JSON.stringify({ m: originalAci.metadata, s: originalAci.spec }) !==
+      JSON.stringify({ m: aci.metadata, s: aci.spec });
+    if (specChanged) {
+      const stored = await ctx.writer.update(asKube(aci));
+      resourceVersion = stored.metadata.resourceVersion;
+    }
+    if (JSON.stringify(originalAci.status ?? {}) === JSON.stringify(status)) return;
+    await ctx.writer.updateStatus(
+      asKube({ ...aci, metadata: { ...aci.metadata, resourceVersion }, status }),
+    );
+  };
+
+  /** A pass that cannot build the cluster: SpecSynced says why, the rest are unknown. */
+  const writeSyncFailure = async (
+    ctx: ReconcileContext,
+    original: KubeObject,
+    aci: AgentClusterInstall,
+    error: SyncError,
+  ): Promise<ReconcileResult> => {
+    const now = ctx.clock.now();
+    let conditions = aci.status?.conditions ?? [];
+    for (const value of [specSynced(error), ...notAvailable()])
+      conditions = setClusterCondition(conditions, value, now);
+    const status: AgentClusterInstallStatus = {
+      ...aci.status,
+      conditions,
+      debugInfo: { state: '', stateInfo: '', eventsURL: '', logsURL: '' },
+    };
+    await writeAci(ctx, original, aci, status);
+    return error.kind === 'backend' ? { requeueAfterMs: ClusterRequeueMs.backendError } : {};
+  };
+
+  const pullSecretOf = async (
+    ctx: ReconcileContext,
+    cd: ClusterDeployment,
+  ): Promise<{ value: string } | SyncError> => {
+    const name = cd.spec?.pullSecretRef?.name;
+    const namespace = cd.metadata.namespace ?? '';
+    if (name === undefined || name === '')
+      return {
+        kind: 'input',
+        message: `PullSecret is required for ClusterDeployment ${cd.metadata.name}/${namespace}`,
+      };
+    const secret = await ctx.writer.getLive({ ...ClusterGvk.Secret, name, namespace });
+    if (secret === undefined)
+      return {
+        kind: 'backend',
+        message: `failed to validate pull secret for ClusterDeployment ${cd.metadata.name}/${namespace}: failed to find secret ${name}: secrets "${name}" not found`,
+      };
+    const data = (secret['data'] ?? {}) as Record<string, unknown>;
+    const encoded = data['.dockerconfigjson'];
+    return { value: typeof encoded === 'string' ? Buffer.from(encoded, 'base64').toString() : '' };
+  };
+
+  const releaseImageOf = (
+    ctx: ReconcileContext,
+    aci: AgentClusterInstall,
+  ): { version: string } | SyncError => {
+    const name = aci.spec?.imageSetRef?.name;
+    if (name === undefined || name === '')
+      return {
+        kind: 'input',
+        message:
+          'ClusterImageSet must be specified in AgentClusterInstall.Spec.ImageSetRef for cluster that is not installed',
+      };
+    const object = ctx.reader.get({ ...ClusterGvk.ClusterImageSet, name });
+    if (object === undefined)
+      return {
+        kind: 'backend',
+        message: `ClusterImageSet ${name} not found. Please ensure the ClusterImageSet exists`,
+      };
+    return {
+      version: versionOfReleaseImage(draft<ClusterImageSet>(object).spec?.releaseImage ?? ''),
+    };
+  };
+
+  async function reconcile(request: Request, ctx: ReconcileContext): Promise<ReconcileResult> {
+    const cdObject = ctx.reader.get({ ...ClusterGvk.ClusterDeployment, ...request });
+    if (cdObject === undefined) return {};
+    const cd = draft<ClusterDeployment>(cdObject);
+    const ref = cd.spec?.clusterInstallRef;
+    if (ref?.kind !== 'AgentClusterInstall' || (ref.group !== undefined && ref.group !== ACI_GROUP))
+      return {};
+    const namespace = cd.metadata.namespace ?? '';
+    const aciObject = ctx.reader.get({
+      ...ClusterGvk.AgentClusterInstall,
+      name: ref.name ?? '',
+      namespace,
+    });
+    const aci = aciObject && draft<AgentClusterInstall>(aciObject);
+    if (aci === undefined && cd.metadata.deletionTimestamp === undefined) return {};
+    const now = new Date(ctx.clock.now());
+    const deps = { hosts: options.hosts, machine: options.machine, installations, events };
+    if (aci !== undefined) {
+      const known =
+        installations.get(cd.metadata.uid ?? '') ??
+        (aci.metadata.deletionTimestamp === undefined
+          ? undefined
+          : clusterInstallationOf(cd, aci, '', true, undefined, now));
+      const done = await handleAciFinalizer(deps, ctx, aci, cd, known);
+      if (done !== undefined) return done;
+    }
+    const cdDone = await handleCdFinalizer(ctx, cd, aci);
+    if (cdDone !== undefined) return cdDone;
+    if (aci === undefined || aciObject === undefined) return {};
+
+    // The ACI is owned by its ClusterDeployment (upstream ensureOwnerRef).
+    const owners = aci.metadata.ownerReferences ?? [];
+    if (!owners.some((o) => o.uid === cd.metadata.uid))
+      aci.metadata.ownerReferences = [
+        ...owners,
+        {
+          apiVersion: cd.apiVersion,
+          kind: cd.kind,
+          name: cd.metadata.name,
+          uid: cd.metadata.uid ?? '',
+        },
+      ];
+
+    const pullSecret = await pullSecretOf(ctx, cd);
+    if ('kind' in pullSecret) return writeSyncFailure(ctx, aciObject, aci, pullSecret);
+    const release = releaseImageOf(ctx, aci);
+    if ('kind' in release) return writeSyncFailure(ctx, aciObject, aci, release);
+
+    const clusterId = cd.metadata.uid ?? '';
+    const isNew =
+      installations.get(clusterId) === undefined &&
+      aci.metadata.annotations?.[ClusterAnnotation.ClusterState] === undefined;
+    const installation = clusterInstallationOf(
+      cd,
+      aci,
+      release.version,
+      true,
+      installations.get(clusterId),
+      now,
+    );
+    if (isNew) events.record(clusterId, ClusterEventText.registered(), now);
+    const pass: Pass = {
+      ctx,
+      cd,
+      aci,
+      now,
+      installation,
+      hosts: options.hosts.hostsOf(clusterId),
+      output: outputs.get(clusterId),
+      availability: await options.installer.availability(),
+      syncError: undefined,
+      pullSecret: pullSecret.value,
+    };
+
+    // install-config overrides: a bad annotation is the user's error; the last good one stays.
+    const overrides = aci.metadata.annotations?.[ClusterAnnotation.InstallConfigOverrides] ?? '';
+    if (overrides !== pass.installation.installConfigOverrides) {
+      try {
+        if (overrides !== '') parseOverrides(overrides);
+        pass.installation = { ...pass.installation, installConfigOverrides: overrides };
+        events.record(clusterId, ClusterEventText.installConfigApplied(), now);
+      } catch (err) {
+        if (!(err instanceof InstallConfigOverridesError)) throw err;
+        pass.syncError = { kind: 'input', message: err.message };
+      }
+    }
+
+    const status = pass.installation.record.status;
+    if (pass.output === undefined && !PRE_INSTALL.has(status)) {
+      pass.output = await loadInstallerOutput(
+        ctx.writer,
+        namespace,
+        cd.metadata.name,
+        pass.installation.preparationStartedAt,
+      );
+      if (pass.output !== undefined) outputs.set(clusterId, pass.output);
+    }
+    if (PRE_INSTALL.has(status)) await refreshRoles(pass);
+
+    const previous = pass.installation.record;
+    record(pass, { validationsInfo: options.validator.validate(previous, pass.hosts, now) });
+    if (status === 'preparing-for-installation') await prepare(pass);
+    move(pass, { type: 'Refresh' });
+    const agents = agentsOf(ctx.reader, cd);
+    let counts = agentCounts(pass.installation.record, pass.hosts, unsyncedAgents(agents));
+    await installDay1(pass, counts);
+    await driveHosts(pass, previous);
+    refreshHosts(pass);
+    counts = agentCounts(pass.installation.record, pass.hosts, unsyncedAgents(agents));
+    record(pass, { totalPercentage: totalPercentage(pass.installation.record, pass.hosts) ?? 0 });
+    await publishCredentials(pass);
+    installations.set(pass.installation);
+
+    aci.metadata.annotations = {
+      ...aci.metadata.annotations,
+      [ClusterAnnotation.ClusterState]: persistedStateOf(pass.installation),
+    };
+    await writeAci(ctx, aciObject, aci, statusOf(pass, counts, aci.status ?? {}));
+    const requeueAfterMs = requeueFor(pass);
+    if (pass.syncError?.kind === 'backend')
+      return { requeueAfterMs: ClusterRequeueMs.backendError };
+    return requeueAfterMs === undefined ? {} : { requeueAfterMs };
+  }
+
+  return {
+    name: CLUSTER_DEPLOYMENTS_CONTROLLER,
+    for: ClusterGvk.ClusterDeployment,
+    watches: [
+      {
+        gvk: ClusterGvk.AgentClusterInstall,
+        map: (object) => {
+          const name = draft<AgentClusterInstall>(object).spec?.clusterDeploymentRef?.name;
+          const namespace = object.metadata.namespace;
+          return name === undefined || namespace === undefined ? [] : [{ namespace, name }];
+        },
+      },
+      {
+        gvk: ClusterGvk.Agent,
+        map: (object) => {
+          const ref = draft<Agent>(object).spec?.clusterDeploymentName;
+          return ref?.name === undefined || ref.namespace === undefined
+            ? []
+            : [{ namespace: ref.namespace, name: ref.name }];
+        },
+      },
+      {
+        gvk: ClusterGvk.ClusterImageSet,
+        map: (object, reader) =>
+          reader
+            .list(ClusterGvk.AgentClusterInstall)
+            .map((o) => draft<AgentClusterInstall>(o))
+            .filter((a) => a.spec?.imageSetRef?.name === object.metadata.name)
+            .flatMap((a) => {
+              const name = a.spec?.clusterDeploymentRef?.name;
+              const namespace = a.metadata.namespace;
+              return name === undefined || namespace === undefined ? [] : [{ namespace, name }];
+            }),
+      },
+      { gvk: ClusterGvk.InfraEnv, map: () => [] },
+    ],
+    reconcile,
+    events,
+    installations,
+  };
+}
+
+/** The name of the Secret holding an installation's generated files. */
+export const installerOutputSecretName = (cdName: string): string => secretNames(cdName).output;

@@ -1,0 +1,227 @@
+/**
+ * An in-memory AgentApiBackend for the agent API's tests: hosts registered per InfraEnv, the
+ * inventory step until an inventory arrives, replies and progress recorded, and refusals a test
+ * can ask for. Not the assisted core: only what the API's contract needs.
+ */
+import type {
+  AgentApiBackend,
+  InfraEnvRef,
+  Outcome,
+  StepReply,
+  Steps,
+} from '../../../src/assisted/agent-api/backend.js';
+import type { LogsState } from '../../../src/assisted/agent-api/server.js';
+import { buildInstruction, parseStepReply } from '../../../src/assisted/agent-api/steps.js';
+import type { HostProgress, HostRecord } from '../../../src/assisted/model.js';
+import { HostStatus } from '../../../src/assisted/model.js';
+
+/** A host record with the defaults of a freshly registered host. */
+export function hostRecord(
+  overrides: Partial<HostRecord> & Pick<HostRecord, 'id' | 'infraEnvId'>,
+): HostRecord {
+  const at = '2026-11-25T10:00:00.000Z';
+  return {
+    namespace: 'site-1',
+    infraEnvName: 'site-1',
+    status: HostStatus.Discovering,
+    statusInfo: 'Waiting for host to send hardware details',
+    statusUpdatedAt: at,
+    role: 'auto-assign',
+    suggestedRole: 'auto-assign',
+    bootstrap: false,
+    approved: false,
+    registeredAt: at,
+    checkedInAt: at,
+    validationsInfo: {},
+    progress: {},
+    stepResults: {},
+    ...overrides,
+  };
+}
+
+/** What the fake was asked, for assertions. */
+export interface FakeCalls {
+  readonly registered: { hostId: string; version: string | undefined }[];
+  readonly replies: { hostId: string; reply: StepReply }[];
+  readonly progress: { hostId: string; stage?: string; info?: string }[];
+  readonly logsStates: { hostId: string; state: LogsState }[];
+  readonly logsUploaded: string[];
+}
+
+export class FakeAgentApiBackend implements AgentApiBackend {
+  readonly infraEnvs = new Map<string, InfraEnvRef>();
+  readonly hosts = new Map<string, HostRecord>();
+  readonly calls: FakeCalls = {
+    registered: [],
+    replies: [],
+    progress: [],
+    logsStates: [],
+    logsUploaded: [],
+  };
+  /** Registration refused with 409 (the cluster does not accept hosts). */
+  refuseRegistration = false;
+  agentImage = 'quay.io/edge-infrastructure/assisted-installer-agent:latest';
+
+  addInfraEnv(id: string, name = `infraenv-${id.slice(0, 4)}`): InfraEnvRef {
+    const ref = { id, namespace: 'site-1', name };
+    this.infraEnvs.set(id, ref);
+    return ref;
+  }
+
+  infraEnv(id: string): InfraEnvRef | undefined {
+    return this.infraEnvs.get(id);
+  }
+
+  private key(infraEnv: InfraEnvRef, hostId: string): string {
+    return `${infraEnv.id}/${hostId}`;
+  }
+
+  registerHost(
+    infraEnv: InfraEnvRef,
+    hostId: string,
+    version: string | undefined,
+    now: Date,
+  ): Promise<Outcome<HostRecord>> {
+    this.calls.registered.push({ hostId, version });
+    const key = this.key(infraEnv, hostId);
+    if (this.refuseRegistration && !this.hosts.has(key)) {
+      return Promise.resolve({
+        ok: false,
+        httpStatus: 409,
+        reason:
+          'Host can register only in one of the following states: [insufficient ready pending-for-input adding-hosts]',
+      });
+    }
+    const at = now.toISOString();
+    const host = hostRecord({
+      id: hostId,
+      infraEnvId: infraEnv.id,
+      infraEnvName: infraEnv.name,
+      registeredAt: at,
+      checkedInAt: at,
+      statusUpdatedAt: at,
+      ...(version !== undefined ? { discoveryAgentVersion: version } : {}),
+    });
+    this.hosts.set(key, host);
+    return Promise.resolve({ ok: true, value: host });
+  }
+
+  nextSteps(infraEnv: InfraEnvRef, hostId: string, now: Date): Promise<Outcome<Steps>> {
+    const host = this.hosts.get(this.key(infraEnv, hostId));
+    if (!host) return Promise.resolve({ ok: false, httpStatus: 404, reason: 'record not found' });
+    this.hosts.set(this.key(infraEnv, hostId), { ...host, checkedInAt: now.toISOString() });
+    const ctx = { host, images: { agent: this.agentImage }, ntpSources: 'clock.example.com' };
+    const types = host.inventory
+      ? (['inventory', 'ntp-synchronizer'] as const)
+      : (['inventory'] as const);
+    const instructions = types.flatMap((type) => {
+      const instruction = buildInstruction(type, ctx);
+      return instruction ? [instruction] : [];
+    });
+    return Promise.resolve({
+      ok: true,
+      value: { nextInstructionSeconds: 60, postStepAction: 'continue', instructions },
+    });
+  }
+
+  postStepReply(
+    infraEnv: InfraEnvRef,
+    hostId: string,
+    reply: StepReply,
+  ): Promise<Outcome<undefined>> {
+    const key = this.key(infraEnv, hostId);
+    const host = this.hosts.get(key);
+    if (!host) return Promise.resolve({ ok: false, httpStatus: 404, reason: 'record not found' });
+    this.calls.replies.push({ hostId, reply });
+    const parsed = parseStepReply(reply);
+    if (parsed.ok && parsed.value.stepType === 'inventory') {
+      this.hosts.set(key, {
+        ...host,
+        inventory: parsed.value.inventory,
+        status: HostStatus.Known,
+        statusInfo: 'Host is ready to be installed',
+        validationsInfo: {
+          hardware: [
+            { id: 'has-cpu-cores-for-role', status: 'success', message: 'Sufficient CPU cores' },
+          ],
+        },
+      });
+    }
+    if (parsed.ok && parsed.value.stepType === 'ntp-synchronizer') {
+      this.hosts.set(key, {
+        ...host,
+        stepResults: { ...host.stepResults, ntp: { ntp_sources: parsed.value.ntpSources } },
+      });
+    }
+    return Promise.resolve({ ok: true, value: undefined });
+  }
+
+  updateProgress(
+    infraEnv: InfraEnvRef,
+    hostId: string,
+    progress: Pick<HostProgress, 'currentStage' | 'progressInfo'>,
+    now: Date,
+  ): Promise<Outcome<HostRecord>> {
+    const key = this.key(infraEnv, hostId);
+    const host = this.hosts.get(key);
+    if (!host) return Promise.resolve({ ok: false, httpStatus: 404, reason: 'record not found' });
+    const installing: readonly string[] = [
+      HostStatus.Installing,
+      HostStatus.InstallingInProgress,
+      HostStatus.InstallingPendingUserAction,
+    ];
+    if (!installing.includes(host.status)) {
+      return Promise.resolve({
+        ok: false,
+        httpStatus: 409,
+        reason: `Can't set progress <${progress.currentStage ?? ''}> to host in status <${host.status}>`,
+      });
+    }
+    this.calls.progress.push({
+      hostId,
+      ...(progress.currentStage !== undefined ? { stage: progress.currentStage } : {}),
+      ...(progress.progressInfo !== undefined ? { info: progress.progressInfo } : {}),
+    });
+    const at = now.toISOString();
+    const updated: HostRecord = {
+      ...host,
+      status: HostStatus.InstallingInProgress,
+      progress: { ...progress, stageStartedAt: at, stageUpdatedAt: at },
+    };
+    this.hosts.set(key, updated);
+    return Promise.resolve({ ok: true, value: updated });
+  }
+
+  host(infraEnv: InfraEnvRef, hostId: string): HostRecord | undefined {
+    return this.hosts.get(this.key(infraEnv, hostId));
+  }
+
+  updateLogsProgress(
+    infraEnv: InfraEnvRef,
+    hostId: string,
+    state: LogsState,
+  ): Promise<Outcome<undefined>> {
+    if (!this.hosts.has(this.key(infraEnv, hostId))) {
+      return Promise.resolve({ ok: false, httpStatus: 404, reason: 'record not found' });
+    }
+    this.calls.logsStates.push({ hostId, state });
+    return Promise.resolve({ ok: true, value: undefined });
+  }
+
+  logsUploaded(infraEnv: InfraEnvRef, hostId: string, now: Date): Promise<Outcome<undefined>> {
+    const key = this.key(infraEnv, hostId);
+    const host = this.hosts.get(key);
+    if (!host) return Promise.resolve({ ok: false, httpStatus: 404, reason: 'record not found' });
+    this.calls.logsUploaded.push(hostId);
+    this.hosts.set(key, { ...host, logsCollectedAt: now.toISOString() });
+    return Promise.resolve({ ok: true, value: undefined });
+  }
+
+  /** Puts a host into a status (e.g. installing, for progress reports). */
+  setHost(infraEnvId: string, hostId: string, change: Partial<HostRecord>): void {
+    const key = `${infraEnvId}/${hostId}`;
+    const host = this.hosts.get(key);
+    if (!host) throw new Error(`no host ${key}`);
+    this.hosts.set(key, { ...host, ...change });
+  }
+}
