@@ -118,6 +118,21 @@ export function recordChanged(a: HostRecord | undefined, b: HostRecord): boolean
   return false;
 }
 
+/**
+ * Whether `b` differs from `a` in something a user must see at once: anything but the check-in
+ * time, the step results (seen only through the validations they change, which count) and the
+ * installer's progress info within a stage (which it reports every few seconds).
+ */
+export function essentialChange(a: HostRecord | undefined, b: HostRecord): boolean {
+  if (a === undefined) return true;
+  const strip = (h: HostRecord): HostRecord => ({
+    ...h,
+    stepResults: {},
+    progress: { ...h.progress, progressInfo: undefined, stageUpdatedAt: undefined },
+  });
+  return recordChanged(strip(a), strip(b));
+}
+
 /** Step results kept for validations, by step type. */
 const STEP_RESULT_FIELD: Partial<Record<StepType, keyof HostStepResults>> = {
   [StepType.NtpSynchronizer]: 'ntp',
@@ -142,6 +157,8 @@ export class HostService implements AgentApiBackend {
   private readonly byCluster = new Map<string, Set<string>>();
   private readonly infraEnvIndex = new Map<string, { namespace: string; name: string }>();
   private readonly listeners: HostListener[] = [];
+  /** Hosts changed only in minor ways since their Agent was last enqueued. */
+  private readonly deferred = new Set<string>();
   private readonly clock: Clock;
   private readonly maxDisconnectionMs: number;
 
@@ -682,12 +699,37 @@ export class HostService implements AgentApiBackend {
     this.commit({ ...stored, record: next }, stored.record);
   }
 
+  /**
+   * Stores a host. A change a user must see enqueues its Agent now; a minor one (progress info,
+   * step results) waits for {@link flushDeferred}, so a burst of them costs one write.
+   */
   private commit(stored: StoredHost, previous: HostRecord | undefined): void {
-    this.hosts.set(stored.record.id, stored);
-    this.index(stored.record, previous);
-    if (!recordChanged(previous, stored.record)) return;
-    this.options.enqueueAgent({ namespace: stored.record.namespace, name: stored.record.id });
-    for (const listener of this.listeners) listener(stored.record, previous);
+    const { record } = stored;
+    this.hosts.set(record.id, stored);
+    this.index(record, previous);
+    if (!recordChanged(previous, record)) return;
+    if (essentialChange(previous, record)) {
+      this.deferred.delete(record.id);
+      this.options.enqueueAgent({ namespace: record.namespace, name: record.id });
+    } else this.deferred.add(record.id);
+    for (const listener of this.listeners) listener(record, previous);
+  }
+
+  /**
+   * Enqueues the Agents of hosts whose last changes were minor (the monitor calls it every
+   * round, so they reach the Agent within one monitor interval).
+   * @returns how many were enqueued
+   */
+  flushDeferred(): number {
+    let count = 0;
+    for (const id of this.deferred) {
+      const stored = this.hosts.get(id);
+      if (stored === undefined) continue;
+      this.options.enqueueAgent({ namespace: stored.record.namespace, name: id });
+      count++;
+    }
+    this.deferred.clear();
+    return count;
   }
 
   private index(record: HostRecord, previous: HostRecord | undefined): void {
