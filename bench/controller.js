@@ -228,6 +228,8 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
         `http://127.0.0.1:${imagePort}`,
         '--log-level',
         'warn',
+        // The BMAC alone, as this bench has measured it; bench/assisted.js measures the core.
+        '--assisted=false',
         ...EXTRA_ARGS,
       ],
       { stdio: ['ignore', 'ignore', 'inherit'] },

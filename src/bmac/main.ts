@@ -21,6 +21,9 @@ import { Gvk } from './api.js';
 import { SiteForgeError, UsageError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import type { Logger } from '../shared/logger.js';
+import { createAssistedCore } from '../assisted/core.js';
+import type { AssistedCore } from '../assisted/core.js';
+import { resolveAssistedSettings } from '../assisted/config/assisted-settings.js';
 import { controllersFor } from './controllers.js';
 import type { IronicSettings } from './controllers.js';
 import { startImageServer } from './images/index.js';
@@ -217,8 +220,24 @@ export async function runController(
       metrics.apiRequest(verb, status, resource);
     },
   });
+  const assisted = options.assisted !== false;
+  // Read and checked before anything listens: bad files fail the start, as flags do.
+  const assistedSettings = assisted
+    ? await resolveAssistedSettings(options, {
+        env,
+        log,
+        ...(leaseNamespace !== undefined && {
+          tlsSecret: {
+            client: client,
+            namespace: leaseNamespace,
+            name: `${options.leaderElectionId}-agent-api-tls`,
+          },
+        }),
+      })
+    : undefined;
+  // The image server boots BMCs (redfish mode) and serves discovery ISOs (the assisted core).
   const imageServer =
-    mode === ControllerMode.Redfish ? await startImages(options, env, log) : undefined;
+    mode === ControllerMode.Redfish || assisted ? await startImages(options, env, log) : undefined;
   const manager = new Manager({
     client,
     log,
@@ -230,18 +249,32 @@ export async function runController(
     writeQps: options.kubeApiQps,
     writeBurst: options.kubeApiBurst,
   });
-  const controllers = controllersFor(mode, {
-    spokeClients: kubeSpokeClientFactory((text) => ClientNodeKubeClient.fromKubeconfigText(text)),
-    ...(imageServer && { images: imageUrlsOf(imageServer) }),
-    bmcConcurrency: options.maxConcurrentBmcOperations,
-    redfishCall: (vendor, outcome) => {
-      metrics.redfishCall(vendor, outcome);
-    },
-    wake: (controller, request) => {
-      manager.enqueue(controller, request);
-    },
-    ...(ironic && { ironic }),
-  });
+  const controllers = [
+    ...controllersFor(mode, {
+      spokeClients: kubeSpokeClientFactory((text) => ClientNodeKubeClient.fromKubeconfigText(text)),
+      ...(imageServer && { images: imageUrlsOf(imageServer) }),
+      bmcConcurrency: options.maxConcurrentBmcOperations,
+      redfishCall: (vendor, outcome) => {
+        metrics.redfishCall(vendor, outcome);
+      },
+      wake: (controller, request) => {
+        manager.enqueue(controller, request);
+      },
+      ...(ironic && { ironic }),
+    }),
+  ];
+  let core: AssistedCore | undefined;
+  if (assistedSettings !== undefined && imageServer !== undefined) {
+    core = createAssistedCore({
+      settings: assistedSettings,
+      manager,
+      images: imageServer,
+      log,
+      clock,
+      dataDir: join(options.imageCacheDir ?? join(tmpdir(), 'siteforge-images'), 'assisted'),
+    });
+    controllers.push(...core.controllers);
+  }
   for (const controller of controllers) manager.add(controller);
   log.info(
     { controllers: controllers.map((c) => c.name), namespaces: options.namespaces },
@@ -268,6 +301,17 @@ export async function runController(
 
   elector?.start();
   manager.start();
+  try {
+    await core?.start();
+  } catch (err) {
+    await manager.stop();
+    await elector?.stop();
+    await Promise.all([
+      ...probes.map((p) => p.close()),
+      ...(imageServer ? [imageServer.stop()] : []),
+    ]);
+    throw err;
+  }
   // The runtime's timers do not hold the process up; this does, until the stop.
   const alive = setInterval(() => undefined, 1 << 30);
 
@@ -275,6 +319,7 @@ export async function runController(
   log.info(signal === undefined ? 'stopping' : `received ${signal}: stopping`);
   // Stop acting first (in-flight passes and BMC operations are aborted and waited for), then
   // hand the Lease over so the standby starts at once, then close the servers.
+  await core?.stop();
   await manager.stop();
   await Promise.all(controllers.filter(isStoppable).map((c) => c.stop()));
   await elector?.stop();

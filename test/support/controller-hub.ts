@@ -48,6 +48,8 @@ export async function startInProcessController(
       kubeApiBurst: 200,
       maxConcurrentBmcOperations: 64,
       logLevel: 'debug',
+      // The BMAC's tests run without the assisted core unless they ask for it.
+      assisted: false,
       ...options,
     },
     {

@@ -113,6 +113,8 @@ export async function startControllerProcess(options: StartOptions): Promise<Con
     setup.cacheDir,
     '--log-level',
     'info',
+    // The BMAC's tests; the assisted core's (test/hub/assisted-*) run it in the test process.
+    '--assisted=false',
     ...(options.leaseId === undefined
       ? ['--leader-elect=false']
       : [

@@ -50,6 +50,12 @@ export interface AgentApiOptions {
   /** The request's arrival time. @default the system clock */
   readonly now?: () => Date;
   readonly log?: Logger;
+  /**
+   * Whether this process answers now (the replica that leads, caches synced). Otherwise every
+   * request gets 503 with Retry-After, which the agent retries; a 401 or 404 would make it stop.
+   * @default always
+   */
+  readonly available?: () => boolean;
 }
 
 /** Default JSON body budget. */
@@ -100,6 +106,16 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'simple');
+  const available = options.available;
+  if (available !== undefined)
+    app.use((_req: Request, res: Response, next: NextFunction) => {
+      if (available()) {
+        next();
+        return;
+      }
+      res.setHeader('Retry-After', '5');
+      res.status(503).json(apiError(503, 'The service is not ready to serve agents; retry later'));
+    });
 
   /** The InfraEnv the request's token proves, when it is the path's (or the only one asked). */
   const authenticate = async (req: Request, pathInfraEnvId?: string): Promise<InfraEnvRef> => {

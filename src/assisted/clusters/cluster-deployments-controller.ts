@@ -280,7 +280,7 @@ export function createClusterDeploymentsController(
         singleNode: cluster.highAvailabilityMode === 'None',
         signal: pass.ctx.signal,
       });
-      await storeInstallerOutput(pass.ctx.writer, pass.cd, output);
+      await storeInstallerOutput(pass.ctx.writer, pass.cd, output, pass.now);
       outputs.set(cluster.id, output);
       pass.output = output;
       pass.installation = {
@@ -292,21 +292,31 @@ export function createClusterDeploymentsController(
     }
   };
 
-  /** Preparation: the ignition is generated once; a failure sends the cluster back to ready. */
+  /**
+   * Preparation: the ignition is generated once per attempt and recorded as the preparation's
+   * success; a failure is recorded (the next Refresh sends the cluster back to ready) and the
+   * hosts stop preparing.
+   */
   const prepare = async (pass: Pass): Promise<void> => {
-    if (pass.output !== undefined) return;
-    try {
-      await generate(pass);
-    } catch (err) {
-      const reason = `failed generating install config for cluster ${pass.installation.record.id}: ${errorMessage(err)}`;
-      pass.ctx.log.warn({ err }, 'installation preparation failed');
-      move(pass, { type: 'PreparationFailed', reason });
-      record(pass, { lastPreparation: { status: 'failed', reason } });
-      for (const host of pass.hosts)
-        if (host.status === 'preparing-for-installation' || host.status === 'preparing-successful')
-          await applyHost(pass, host, { type: 'CancelPreparation' });
-      refreshHosts(pass);
+    if (pass.output === undefined) {
+      try {
+        await generate(pass);
+      } catch (err) {
+        const reason = `failed generating install config for cluster ${pass.installation.record.id}: ${errorMessage(err)}`;
+        pass.ctx.log.warn({ err }, 'installation preparation failed');
+        move(pass, { type: 'PreparationFailed', reason });
+        for (const host of pass.hosts)
+          if (
+            host.status === 'preparing-for-installation' ||
+            host.status === 'preparing-successful'
+          )
+            await applyHost(pass, host, { type: 'CancelPreparation' });
+        refreshHosts(pass);
+        return;
+      }
     }
+    if (pass.installation.record.lastPreparation.status !== 'success')
+      move(pass, { type: 'PreparationSucceeded' });
   };
 
   /** installDay1: the trigger, role assignment, bootstrap and preparation. */
@@ -375,12 +385,6 @@ export function createClusterDeploymentsController(
   const driveHosts = async (pass: Pass, previous: ClusterRecord): Promise<void> => {
     const { record: cluster } = pass.installation;
     if (cluster.status === 'installing' || cluster.status === 'installing-pending-user-action') {
-      if (previous.status === 'preparing-for-installation') {
-        record(pass, {
-          lastPreparation: { status: 'success' },
-          installStartedAt: pass.now.toISOString(),
-        });
-      }
       let moved = false;
       for (const host of pass.hosts)
         if (host.status === 'preparing-successful') {
@@ -393,8 +397,6 @@ export function createClusterDeploymentsController(
       for (const host of pass.hosts)
         if (host.status.startsWith('installing') || host.status.startsWith('preparing'))
           await applyHost(pass, host, { type: 'ClusterFailed', reason: cluster.statusInfo });
-    if (cluster.status === 'installed' && cluster.installCompletedAt === undefined)
-      record(pass, { installCompletedAt: pass.now.toISOString() });
   };
 
   const requeueFor = (pass: Pass): number | undefined => {
@@ -646,7 +648,12 @@ export function createClusterDeploymentsController(
 
     const status = pass.installation.record.status;
     if (pass.output === undefined && !PRE_INSTALL.has(status)) {
-      pass.output = await loadInstallerOutput(ctx.writer, namespace, cd.metadata.name);
+      pass.output = await loadInstallerOutput(
+        ctx.writer,
+        namespace,
+        cd.metadata.name,
+        pass.installation.preparationStartedAt,
+      );
       if (pass.output !== undefined) outputs.set(clusterId, pass.output);
     }
     if (PRE_INSTALL.has(status)) await refreshRoles(pass);

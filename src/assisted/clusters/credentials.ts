@@ -66,8 +66,10 @@ export async function storeInstallerOutput(
   writer: ObjectWriter,
   cd: ClusterDeployment,
   output: InstallerOutput,
+  generatedAt: Date,
 ): Promise<void> {
   const data: Record<string, string> = {
+    'generated-at': generatedAt.toISOString(),
     'bootstrap.ign': JSON.stringify(output.ignitions.bootstrap),
     kubeconfig: output.kubeconfig,
     'kubeadmin-password': output.kubeadminPassword,
@@ -89,11 +91,15 @@ export async function storeInstallerOutput(
     });
 }
 
-/** The backend's output stored for a ClusterDeployment, if any. */
+/**
+ * The backend's output stored for a ClusterDeployment, if any.
+ * @param notBefore an output generated before this (RFC 3339) is an earlier attempt's: ignored
+ */
 export async function loadInstallerOutput(
   writer: ObjectWriter,
   namespace: string,
   cdName: string,
+  notBefore: string | undefined,
 ): Promise<InstallerOutput | undefined> {
   const secret = await writer.getLive({
     ...ClusterGvk.Secret,
@@ -107,6 +113,8 @@ export async function loadInstallerOutput(
   const metadata = fromB64(data['metadata.json']);
   if (bootstrap === undefined || kubeconfig === undefined || password === undefined)
     return undefined;
+  const generatedAt = fromB64(data['generated-at']) ?? '';
+  if (notBefore !== undefined && generatedAt < notBefore) return undefined;
   const ids = JSON.parse(metadata ?? '{}') as { clusterID?: string; infraID?: string };
   const master = fromB64(data['master.ign']);
   const worker = fromB64(data['worker.ign']);

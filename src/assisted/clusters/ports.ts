@@ -41,7 +41,9 @@ export type ClusterEvent =
   | { readonly type: 'Refresh' }
   /** ready → preparing-for-installation (the install trigger fired). */
   | { readonly type: 'PrepareForInstallation' }
-  /** Preparation failed (ignition generation, a host's preparation): back to ready. */
+  /** The ignition and credentials were generated: the hosts' preparation decides the rest. */
+  | { readonly type: 'PreparationSucceeded' }
+  /** Preparation failed (ignition generation): recorded, the next Refresh goes back to ready. */
   | { readonly type: 'PreparationFailed'; readonly reason: string }
   /** Cancel: preparing → ready; installing*, finalizing, error → cancelled. */
   | { readonly type: 'CancelInstallation' };

@@ -518,7 +518,23 @@ export class HostService implements AgentApiBackend {
             ref.name,
           )
         : undefined;
-    const stored = restoreHost(agent, infraEnvId, cluster?.id, now);
+    // The cluster id is its ClusterDeployment's uid: read from the cache when the cluster side
+    // has not restored its record yet, so a host restored first stays bound (never re-bound).
+    const clusterId =
+      cluster?.id ??
+      (ref?.name !== undefined
+        ? this.options.reader.get({
+            ...Gvk.ClusterDeployment,
+            namespace: ref.namespace ?? agent.metadata.namespace ?? '',
+            name: ref.name,
+          })?.metadata['uid']
+        : undefined);
+    const stored = restoreHost(
+      agent,
+      infraEnvId,
+      typeof clusterId === 'string' ? clusterId : undefined,
+      now,
+    );
     if (stored === undefined) return undefined;
     this.hosts.set(stored.record.id, stored);
     this.index(stored.record, undefined);

@@ -557,7 +557,8 @@ const COMPLETED: readonly ClusterStatus[] = [C.Installed, C.Error, C.Cancelled];
 
 /**
  * Applies one event to a cluster. Never throws: every event in every status is either a
- * transition or a refusal (409 `no condition found to run transition`, as upstream).
+ * transition or a refusal (409 `no condition found to run transition`, as upstream). A refused
+ * Refresh means the cluster stays as it is.
  */
 export function applyClusterEvent(
   cluster: ClusterRecord,

@@ -8,6 +8,8 @@ export * from './validation-sets.js';
 export * from './host-stages.js';
 export * from './host-status-info.js';
 export * from './cluster-counts.js';
+export * from './host-facts.js';
+export * from './host-transitions.js';
 export * from './host-machine.js';
 export * from './cluster-machine.js';
 export * from './next-steps.js';

@@ -191,9 +191,19 @@ export class SimpleClusterMachine implements ClusterMachine {
     const hosts = ctx.hosts;
     switch (event.type) {
       case 'PrepareForInstallation':
-        return cluster.status === 'ready' ? to('preparing-for-installation') : cluster;
+        return cluster.status === 'ready'
+          ? to('preparing-for-installation', {
+              installStartedAt: ctx.now.toISOString(),
+              lastPreparation: { status: 'never' },
+            })
+          : cluster;
+      case 'PreparationSucceeded':
+        return { ...cluster, lastPreparation: { status: 'success' } };
       case 'PreparationFailed':
-        return cluster.status === 'preparing-for-installation' ? to('ready') : cluster;
+        return {
+          ...(cluster.status === 'preparing-for-installation' ? to('ready') : cluster),
+          lastPreparation: { status: 'failed', reason: event.reason },
+        };
       case 'CancelInstallation':
         return cluster.status === 'preparing-for-installation' ? to('ready') : to('cancelled');
       case 'Refresh':
@@ -205,7 +215,7 @@ export class SimpleClusterMachine implements ClusterMachine {
             if (results.some((r) => r.status === 'failure')) return to('insufficient');
             return to('ready');
           case 'preparing-for-installation':
-            return ctx.installerOutputReady &&
+            return cluster.lastPreparation.status === 'success' &&
               hosts.every((h) => h.status === 'preparing-successful')
               ? to('installing')
               : cluster;
