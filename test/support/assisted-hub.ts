@@ -16,14 +16,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { bufferAccess, locateEmbedAreas } from '../../src/assisted/discovery/index.js';
+import { runController } from '../../src/bmac/main.js';
 import type { ControllerOptions } from '../../src/bmac/main.js';
+import { systemRuntimeClock } from '../../src/bmac/runtime/runtime-clock.js';
+import type { RuntimeClock } from '../../src/bmac/runtime/runtime-clock.js';
 import type { KubeObject, ObjectRef, RuntimeKubeClient } from '../../src/kube/index.js';
 import { KubeApiError, KubeApiErrorCode } from '../../src/kube/index.js';
 import { compileSiteConfig, waveOf } from '../../src/siteconfig/index.js';
 import type { Manifest } from '../../src/siteconfig/index.js';
 import { AgentClient, agentDispatcher, describeHost, installStages } from './agent-client.js';
 import type { AgentResponse, HostDescription } from './agent-client.js';
-import { AGENT, INFRA_ENV, field } from './controller-hub.js';
+import { AGENT, INFRA_ENV, field, waitFor } from './controller-hub.js';
+import type { InProcessController } from './controller-hub.js';
+import { hubKubeconfig } from './hub.js';
 import { buildTestIso } from './coreos-installer.js';
 import { loopbackCert } from './loopback-cert.js';
 import { loadText } from './sites.js';
@@ -133,6 +138,88 @@ export async function assistedEnvironment(): Promise<AssistedEnvironment> {
     close: async () => {
       await new Promise((resolve) => server.close(resolve));
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Real time plus an offset a test moves forward: timers still run in real time. */
+export interface JumpingClock extends RuntimeClock {
+  /** Moves the clock forward by `ms` at once (a host silent for that long, a stage that long). */
+  jump(ms: number): void;
+}
+
+/** A RuntimeClock on real time that can jump ahead. */
+export function jumpingClock(): JumpingClock {
+  let offset = 0;
+  return {
+    now: () => Date.now() + offset,
+    sleep: (ms) => systemRuntimeClock.sleep(ms),
+    setTimer: (ms, callback) => systemRuntimeClock.setTimer(ms, callback),
+    jump: (ms) => {
+      offset += ms;
+    },
+  };
+}
+
+/**
+ * Starts `siteforge controller` with the assisted core in this process, watching the test's
+ * namespaces only, on `clock`. Resolves once its controllers are about to start and its agent
+ * API answers.
+ */
+export async function startAssistedController(
+  env: AssistedEnvironment,
+  namespaces: readonly string[],
+  options: { readonly clock?: RuntimeClock } = {},
+): Promise<InProcessController> {
+  const stop = new AbortController();
+  const lines: Record<string, unknown>[] = [];
+  const cacheDir = mkdtempSync(join(tmpdir(), 'siteforge-assisted-images-'));
+  let failure: unknown;
+  const done = runController(
+    {
+      kubeconfig: hubKubeconfig(),
+      leaderElect: false,
+      leaderElectionId: 'siteforge-controller',
+      imageServerBindAddress: { host: '127.0.0.1', port: 0 },
+      imageCacheDir: cacheDir,
+      workers: 4,
+      kubeApiQps: 200,
+      kubeApiBurst: 400,
+      maxConcurrentBmcOperations: 64,
+      logLevel: 'debug',
+      ...env.options(namespaces),
+    },
+    {
+      stop: stop.signal,
+      ...(options.clock !== undefined && { clock: options.clock }),
+      logDestination: {
+        write: (text: string) => {
+          for (const line of text.split('\n').filter((l) => l !== ''))
+            lines.push(JSON.parse(line) as Record<string, unknown>);
+        },
+      },
+    },
+  ).catch((err: unknown) => {
+    failure = err;
+    return -1;
+  });
+  const up = (): boolean => lines.some((l) => l['msg'] === 'agent API up');
+  const deadline = Date.now() + 30_000;
+  while (!up() && failure === undefined) {
+    if (Date.now() > deadline) throw new Error('the assisted controller did not start within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  if (failure !== undefined)
+    throw failure instanceof Error ? failure : new Error(JSON.stringify(failure));
+  return {
+    lines,
+    imageOrigin: undefined,
+    failure: () => failure,
+    stop: async () => {
+      stop.abort();
+      const code = await done;
+      rmSync(cacheDir, { recursive: true, force: true });
+      return code;
     },
   };
 }
@@ -807,4 +894,51 @@ export async function agentsIn(
   namespace: string,
 ): Promise<readonly KubeObject[]> {
   return (await client.list(AGENT, { namespace })).items;
+}
+
+/** What a user would look at when a site is stuck: states, conditions, failing validations. */
+export async function siteSummary(client: RuntimeKubeClient, site: AssistedSite): Promise<string> {
+  const namespace = site.namespace;
+  const failing = (object: KubeObject | undefined): string[] => {
+    const info = field(object, 'status', 'validationsInfo') as
+      Record<string, { id: string; status: string; message: string }[]> | undefined;
+    return Object.values(info ?? {})
+      .flat()
+      .filter((v) => v.status !== 'success' && v.status !== 'disabled')
+      .map((v) => `${v.id} ${v.status}: ${v.message}`);
+  };
+  const aci = await client.get({ ...ACI, namespace, name: site.name });
+  const lines = [
+    `ACI ${String(field(aci, 'status', 'debugInfo', 'state'))} (${String(field(aci, 'status', 'debugInfo', 'stateInfo'))})`,
+    ...Object.entries(conditionsText(aci)).map(([t, c]) => `  ${t}: ${c}`),
+    ...failing(aci).map((f) => `  ! ${f}`),
+  ];
+  for (const agent of await agentsIn(client, namespace)) {
+    lines.push(
+      `Agent ${agent.metadata.name} ${String(field(agent, 'status', 'debugInfo', 'state'))} (${String(field(agent, 'status', 'debugInfo', 'stateInfo'))}) role ${String(field(agent, 'status', 'role'))} stage ${String(field(agent, 'status', 'progress', 'currentStage'))}`,
+      ...Object.entries(conditionsText(agent)).map(([t, c]) => `  ${t}: ${c}`),
+      ...failing(agent).map((f) => `  ! ${f}`),
+    );
+  }
+  return lines.join('\n');
+}
+
+/**
+ * waitFor with the site's summary in the failure: polls `check` until it gives a value; fails
+ * after `timeoutMs` saying what the site looks like.
+ */
+export async function waitForSite<T>(
+  client: RuntimeKubeClient,
+  site: AssistedSite,
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  options: { readonly timeoutMs?: number; readonly controller?: InProcessController } = {},
+): Promise<T> {
+  try {
+    return await waitFor(what, check, options);
+  } catch (err) {
+    throw new Error(
+      `${err instanceof Error ? err.message : String(err)}\n${await siteSummary(client, site)}`,
+    );
+  }
 }
