@@ -37,6 +37,58 @@ function coreWorld(): World {
   });
 }
 
+/** A single-node host, known and approved, on the core (NTP, DNS and routes all fine). */
+async function knownCoreHost() {
+  const w = coreWorld();
+  const sno = { ...snoCluster(), machineNetworks: ['192.168.111.0/24'] };
+  w.clusters.records.set('cd-uid-1', sno);
+  await w.registered({
+    ...inventory(8),
+    routes: [
+      {
+        interface: 'eth0',
+        gateway: '192.168.111.1',
+        destination: '0.0.0.0',
+        family: 2,
+        metric: 100,
+      },
+    ],
+  });
+  const ie = w.infraEnvRef();
+  const reply = (stepType: StepType, output: unknown) =>
+    w.service.postStepReply(
+      ie,
+      HOST_ID,
+      {
+        stepType,
+        stepId: `${stepType}-1`,
+        exitCode: 0,
+        error: '',
+        output: JSON.stringify(output),
+      },
+      w.now(),
+    );
+  await w.service.nextSteps(ie, HOST_ID, w.now(), w.now().getTime() / 1000);
+  await reply(StepType.NtpSynchronizer, {
+    ntp_sources: [{ source_name: 'clock.example.com', source_state: 'synced' }],
+  });
+  const resolved = (name: string) => ({ domain_name: name, ipv4_addresses: ['192.168.111.20'] });
+  await reply(StepType.DomainResolution, {
+    resolutions: [
+      resolved('api.sno-1.example.com'),
+      resolved('api-int.sno-1.example.com'),
+      resolved('console-openshift-console.apps.sno-1.example.com'),
+      { domain_name: 'validateNoWildcardDNS.sno-1.example.com.' },
+      { domain_name: 'validateNoWildcardDNS.sno-1.example.com' },
+    ],
+  });
+  w.monitor().runOnce();
+  await w.editSpec({ approved: true });
+  await w.flush();
+  await w.reconcile();
+  return { w, ie, reply, sno };
+}
+
 describe('the host side on the core state machine, validations and step builder', () => {
   it('a single-node host registers as master and bootstrap, discovering, and is asked for its inventory', async () => {
     const w = coreWorld();
@@ -108,53 +160,7 @@ describe('the host side on the core state machine, validations and step builder'
   });
 
   it('a single-node host goes from known through preparation and installation to installed', async () => {
-    const w = coreWorld();
-    const sno = { ...snoCluster(), machineNetworks: ['192.168.111.0/24'] };
-    w.clusters.records.set('cd-uid-1', sno);
-    await w.registered({
-      ...inventory(8),
-      routes: [
-        {
-          interface: 'eth0',
-          gateway: '192.168.111.1',
-          destination: '0.0.0.0',
-          family: 2,
-          metric: 100,
-        },
-      ],
-    });
-    const ie = w.infraEnvRef();
-    const reply = (stepType: StepType, output: unknown) =>
-      w.service.postStepReply(
-        ie,
-        HOST_ID,
-        {
-          stepType,
-          stepId: `${stepType}-1`,
-          exitCode: 0,
-          error: '',
-          output: JSON.stringify(output),
-        },
-        w.now(),
-      );
-    await w.service.nextSteps(ie, HOST_ID, w.now(), w.now().getTime() / 1000);
-    await reply(StepType.NtpSynchronizer, {
-      ntp_sources: [{ source_name: 'clock.example.com', source_state: 'synced' }],
-    });
-    const resolved = (name: string) => ({ domain_name: name, ipv4_addresses: ['192.168.111.20'] });
-    await reply(StepType.DomainResolution, {
-      resolutions: [
-        resolved('api.sno-1.example.com'),
-        resolved('api-int.sno-1.example.com'),
-        resolved('console-openshift-console.apps.sno-1.example.com'),
-        { domain_name: 'validateNoWildcardDNS.sno-1.example.com.' },
-        { domain_name: 'validateNoWildcardDNS.sno-1.example.com' },
-      ],
-    });
-    w.monitor().runOnce();
-    await w.editSpec({ approved: true });
-    await w.flush();
-    await w.reconcile();
+    const { w, ie, reply, sno } = await knownCoreHost();
     expect(w.service.get(HOST_ID)).toMatchObject({
       status: HostStatus.Known,
       statusInfo: 'Host is ready to be installed',
@@ -227,6 +233,42 @@ describe('the host side on the core state machine, validations and step builder'
     expect(w.condition('Installed')).toMatchObject({
       status: 'True',
       message: 'The installation has completed: Done',
+    });
+  });
+
+  it('the monitor fails a host whose stage lasts longer than its timeout, with upstream text', async () => {
+    const { w, ie, reply, sno } = await knownCoreHost();
+    w.clusters.records.set('cd-uid-1', { ...sno, status: 'preparing-for-installation' });
+    w.service.apply(HOST_ID, { type: 'PrepareForInstallation' }, w.now());
+    await reply(StepType.InstallationDiskSpeedCheck, {
+      io_sync_duration: 2,
+      path: '/dev/disk/by-id/wwn-0x5000c500a0b1c2d3',
+    });
+    await reply(StepType.ContainerImageAvailability, {
+      images: [{ name: 'quay.io/openshift-release-dev/ocp-release:4.16', result: 'success' }],
+    });
+    w.monitor().runOnce();
+    w.clusters.records.set('cd-uid-1', { ...sno, status: 'installing' });
+    w.service.apply(HOST_ID, { type: 'InstallHost' }, w.now());
+    await w.service.updateProgress(ie, HOST_ID, { currentStage: 'Installing' }, w.now());
+    const monitor = w.monitor();
+    // The agent keeps checking in; the installer never reports the next stage.
+    for (let minute = 0; minute < 61; minute++) {
+      w.clock.advance(60_000);
+      await w.service.nextSteps(ie, HOST_ID, w.now(), w.now().getTime() / 1000);
+      monitor.runOnce();
+    }
+    await w.flush();
+    expect(w.service.get(HOST_ID)).toMatchObject({
+      status: HostStatus.Error,
+      statusInfo:
+        'Host failed to install because its installation stage Installing took longer than expected 1h0m0s',
+    });
+    expect(w.condition('Installed')).toMatchObject({
+      status: 'False',
+      reason: 'InstallationFailed',
+      message:
+        'The installation has failed: Host failed to install because its installation stage Installing took longer than expected 1h0m0s',
     });
   });
 });
