@@ -8,7 +8,7 @@
  * credentials Secrets, `spec.clusterMetadata` and `ClusterDeployment.spec.installed`. Every pass
  * ends with the ACI conditions of §3.3 written in one status update.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {
@@ -384,7 +384,9 @@ export function createClusterDeploymentsController(
       ...(pass.aci.spec?.proxy !== undefined && { proxy: pass.aci.spec.proxy }),
       overrides: pass.installation.installConfigOverrides,
     });
-    const dir = await mkdtemp(join(options.workDir ?? tmpdir(), `assisted-${cluster.name}-`));
+    const root = options.workDir ?? tmpdir();
+    await mkdir(root, { recursive: true });
+    const dir = await mkdtemp(join(root, `assisted-${cluster.name}-`));
     try {
       const output = await options.installer.generate(
         installConfigYaml(config),

@@ -1,3 +1,6 @@
+import { mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SimulatedInstallerBackend } from '../../../src/assisted/installer/simulated-backend.js';
@@ -408,7 +411,11 @@ describe('the ClusterDeployments controller', () => {
   });
 
   it('says when the simulated installer backend is in use, and its kubeconfig ends up in the Secret', async () => {
-    const w = world({ masters: 1, workers: 0 }, { installer: new SimulatedInstallerBackend() });
+    const workDir = join(await mkdtemp(join(tmpdir(), 'acluster-')), 'not', 'yet', 'there');
+    const w = world(
+      { masters: 1, workers: 0 },
+      { installer: new SimulatedInstallerBackend(), workDir },
+    );
     w.hosts.add(host('sno-1', CLUSTER_ID, { ip: '10.0.0.5' }));
     await w.reconcile();
     expect(w.condition('InstallerBackend')).toMatchObject({
@@ -423,6 +430,8 @@ describe('the ClusterDeployments controller', () => {
     expect(w.secret('site-admin-kubeconfig', 'kubeconfig')).toContain(
       'server: https://api.site.example.com:6443',
     );
+    // The work directory was made, and the installation's own one removed afterwards.
+    expect(await readdir(workDir)).toEqual([]);
   });
 
   it('goes back to ready and says why when the ignition cannot be generated', async () => {
