@@ -78,7 +78,8 @@ export const CLUSTER_DEPLOYMENTS_CONTROLLER = 'clusterdeployments-controller';
 
 /** How often a cluster is looked at again, by phase (host changes wake it sooner via Agents). */
 export const ClusterRequeueMs = {
-  preInstall: 60_000,
+  /** Host changes wake a cluster at once (the host service enqueues it): this is a backstop. */
+  preInstall: 300_000,
   preparing: 5_000,
   installing: 30_000,
   installerUnavailable: 30_000,
