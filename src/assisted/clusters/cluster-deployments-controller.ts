@@ -501,6 +501,30 @@ export function createClusterDeploymentsController(
     }
   };
 
+  /**
+   * An installed cluster whose ClusterDeployment says installed becomes a day-2 cluster that
+   * takes more hosts (upstream TransformClusterToDay2: status only, the status info stays).
+   */
+  const toDay2 = (pass: Pass): void => {
+    const { record: cluster } = pass.installation;
+    if (cluster.status !== 'installed' || pass.cd.spec?.installed !== true) return;
+    record(pass, { status: 'adding-hosts', statusUpdatedAt: pass.now.toISOString() });
+    installations.set(pass.installation);
+  };
+
+  /** Day 2: every known, approved host is installed on its own (upstream installDay2Hosts). */
+  const installDay2Hosts = async (pass: Pass): Promise<void> => {
+    if (pass.installation.record.status !== 'adding-hosts') return;
+    let moved = false;
+    for (const host of pass.hosts)
+      if (host.status === 'known' && host.approved) {
+        pass.ctx.log.info({ host: host.id }, 'installing a day-2 host');
+        await applyHost(pass, host, { type: 'Install' });
+        moved = true;
+      }
+    if (moved) refreshHosts(pass);
+  };
+
   /** The hosts follow the cluster: install after preparation, fail with the cluster. */
   const driveHosts = async (pass: Pass, previous: ClusterRecord): Promise<void> => {
     const { record: cluster } = pass.installation;
@@ -645,6 +669,8 @@ export function createClusterDeploymentsController(
   ): Promise<{ value: string } | SyncError> => {
     const name = cd.spec?.pullSecretRef?.name;
     const namespace = cd.metadata.namespace ?? '';
+    // An installed cluster needs none (upstream getPullSecret).
+    if ((name === undefined || name === '') && cd.spec?.installed === true) return { value: '' };
     if (name === undefined || name === '')
       return {
         kind: 'input',
@@ -664,8 +690,10 @@ export function createClusterDeploymentsController(
   const releaseImageOf = (
     ctx: ReconcileContext,
     aci: AgentClusterInstall,
+    installed: boolean,
   ): { version: string; image: string } | SyncError => {
     const name = aci.spec?.imageSetRef?.name;
+    if ((name === undefined || name === '') && installed) return { version: '', image: '' };
     if (name === undefined || name === '')
       return {
         kind: 'input',
@@ -765,7 +793,7 @@ export function createClusterDeploymentsController(
 
     const pullSecret = await pullSecretOf(ctx, cd);
     if ('kind' in pullSecret) return writeSyncFailure(ctx, aciObject, aci, pullSecret);
-    const release = releaseImageOf(ctx, aci);
+    const release = releaseImageOf(ctx, aci, cd.spec?.installed === true);
     if ('kind' in release) return writeSyncFailure(ctx, aciObject, aci, release);
 
     const clusterId = cd.metadata.uid ?? '';
@@ -837,6 +865,8 @@ export function createClusterDeploymentsController(
     counts = agentCounts(pass.installation.record, pass.hosts, unsyncedAgents(agents));
     record(pass, { totalPercentage: totalPercentage(pass.installation.record, pass.hosts) ?? 0 });
     await publishCredentials(pass);
+    toDay2(pass);
+    await installDay2Hosts(pass);
     installations.set(pass.installation);
 
     aci.metadata.annotations = {

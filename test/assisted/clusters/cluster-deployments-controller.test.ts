@@ -309,7 +309,9 @@ describe('the ClusterDeployments controller', () => {
     await w.reconcile();
     await w.reconcile();
     expect(w.aci().status.debugInfo).toMatchObject({
-      state: 'installed',
+      // Installed, then a day-2 cluster once the ClusterDeployment says installed (upstream
+      // TransformClusterToDay2): the status info stays.
+      state: 'adding-hosts',
       stateInfo: 'Cluster is installed',
     });
     expect(w.condition('Completed')).toMatchObject({
@@ -322,7 +324,8 @@ describe('the ClusterDeployments controller', () => {
       reason: 'InstallationCompleted',
       message: 'The installation has stopped because it completed successfully',
     });
-    expect(w.condition('RequirementsMet')?.reason).toBe('ClusterInstallationStopped');
+    // A day-2 cluster's requirements are met (upstream: adding-hosts is ClusterAlreadyInstalling).
+    expect(w.condition('RequirementsMet')?.reason).toBe('ClusterAlreadyInstalling');
     expect(w.aci().status.progress?.totalPercentage).toBe(100);
     const kubeconfig = w.hub.peek({
       apiVersion: 'v1',
@@ -365,6 +368,41 @@ describe('the ClusterDeployments controller', () => {
         'Updated status of the cluster to installed',
         'Successfully completed installing cluster',
       ]),
+    );
+  });
+
+  it('installs a host added after the installation as a day-2 host', async () => {
+    const w = world();
+    fiveHosts(w);
+    await w.reconcile();
+    w.hosts.moveAll(CLUSTER_ID, 'preparing-for-installation', 'preparing-successful');
+    await w.reconcile();
+    w.hosts.moveAll(CLUSTER_ID, 'installing', 'installed', 'Done');
+    await w.reconcile();
+    expect(w.state()).toBe('adding-hosts');
+    w.hosts.add(host('host-6', CLUSTER_ID, { ip: '10.0.0.16', role: 'worker', approved: false }));
+    await w.reconcile();
+    expect(w.hosts.hosts.get('host-6')?.status).toBe('known');
+    w.hosts.set('host-6', { approved: true });
+    await w.reconcile();
+    expect(w.hosts.hosts.get('host-6')?.status).toBe('installing');
+  });
+
+  it('imports a ClusterDeployment installed by other means as a day-2 cluster', async () => {
+    const w = world({
+      withPullSecret: false,
+      withImageSet: false,
+      cdSpec: { installed: true, pullSecretRef: undefined },
+      aciSpec: { imageSetRef: undefined },
+    });
+    await w.reconcile();
+    expect(w.condition('SpecSynced')?.reason).toBe('SyncOK');
+    expect(w.aci().status.debugInfo).toMatchObject({
+      state: 'adding-hosts',
+      stateInfo: 'cluster is adding hosts to existing OCP cluster',
+    });
+    expect(w.condition('Completed')?.message).toBe(
+      'The installation has completed: cluster is adding hosts to existing OCP cluster',
     );
   });
 
@@ -473,7 +511,7 @@ describe('the ClusterDeployments controller', () => {
     w.hosts.moveAll(CLUSTER_ID, 'installing', 'installed', 'Done');
     await w.reconcile();
     await w.reconcile();
-    expect(w.state()).toBe('installed');
+    expect(w.state()).toBe('adding-hosts');
     expect(w.installer.configs).toHaveLength(1);
     expect(w.cd().spec.installed).toBe(true);
     // The restarted controller kept the start time and the preparation outcome.

@@ -246,7 +246,8 @@ describe('the cluster side with the real host side', () => {
 
     await reconcileCluster();
     await reconcileCluster();
-    expect(state()).toBe('installed');
+    // Installed, and a day-2 cluster from then on.
+    expect(state()).toBe('adding-hosts');
     expect((cluster.peek(CD)?.['spec'] as { installed?: boolean }).installed).toBe(true);
     expect(
       cluster.peek({
