@@ -107,6 +107,9 @@ export interface ClusterDeploymentsControllerOptions {
 }
 
 const PRE_INSTALL = new Set(['insufficient', 'pending-for-input', 'ready']);
+const DONE = new Set(['adding-hosts', 'error', 'cancelled']);
+/** Besides INSTALLING, the statuses in which the installer output is read back after a restart. */
+const NEEDS_OUTPUT = new Set(['preparing-for-installation', 'installed']);
 const INSTALLING = new Set(['installing', 'installing-pending-user-action', 'finalizing']);
 
 /** strconv.ParseBool's true values. */
@@ -771,6 +774,7 @@ export function createClusterDeploymentsController(
         (aci.metadata.deletionTimestamp === undefined
           ? undefined
           : clusterInstallationOf(cd, aci, '', true, undefined, now));
+      if (aci.metadata.deletionTimestamp !== undefined) outputs.delete(cd.metadata.uid ?? '');
       const done = await handleAciFinalizer(deps, ctx, aci, cd, known);
       if (done !== undefined) return done;
     }
@@ -842,7 +846,7 @@ export function createClusterDeploymentsController(
     else pass.manifests = manifests;
 
     const status = pass.installation.record.status;
-    if (pass.output === undefined && !PRE_INSTALL.has(status)) {
+    if (pass.output === undefined && (INSTALLING.has(status) || NEEDS_OUTPUT.has(status))) {
       pass.output = await loadInstallerOutput(
         ctx.writer,
         namespace,
@@ -867,6 +871,9 @@ export function createClusterDeploymentsController(
     await publishCredentials(pass);
     toDay2(pass);
     await installDay2Hosts(pass);
+    // A finished installation's ignition is not needed again (it stays in its Secret): a fleet of
+    // finished clusters keeps no installer output in memory.
+    if (DONE.has(pass.installation.record.status)) outputs.delete(clusterId);
     installations.set(pass.installation);
 
     aci.metadata.annotations = {

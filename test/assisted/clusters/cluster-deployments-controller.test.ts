@@ -359,6 +359,11 @@ describe('the ClusterDeployments controller', () => {
     expect(w.aci().spec.clusterMetadata).toEqual(metadata);
     expect(w.cd().spec.installed).toBe(true);
     expect(w.cd().spec.clusterMetadata).toEqual(metadata);
+    // Done: a later pass writes nothing and keeps no installer output in memory.
+    const writes = w.hub.writes.length;
+    await w.reconcile();
+    expect(w.hub.writes.slice(writes)).toEqual([]);
+    expect(w.controller.installerOutput(CLUSTER_ID)).toBeUndefined();
     expect(w.controller.events.list(CLUSTER_ID).map((e) => e.message)).toEqual(
       expect.arrayContaining([
         'Cluster starting to prepare for installation',
