@@ -24,7 +24,13 @@ import { HostStage, StepType } from '../model.js';
 import type { HostStage as HostStageValue, StepType as StepTypeValue } from '../model.js';
 import { AGENT_AUTH_HEADER, AgentTokenVerifier } from './auth.js';
 import type { AgentTokenKey } from './auth.js';
-import type { AgentApiBackend, InfraEnvRef, Refusal } from './backend.js';
+import type {
+  AgentApiBackend,
+  AgentApiBackendExtras,
+  InfraEnvRef,
+  LogsState,
+  Refusal,
+} from './backend.js';
 import { multipartBoundary, storeMultipartField } from './multipart.js';
 import { nextStepRunnerArgs, parseStepReply } from './steps.js';
 import { BASE_PATH, UNAUTHORIZED, apiError, infraError, renderHost, renderSteps } from './wire.js';
@@ -39,7 +45,8 @@ export interface AgentApiLimits {
 
 /** What the agent API needs. */
 export interface AgentApiOptions {
-  readonly backend: AgentApiBackend;
+  /** The assisted core; the optional AgentApiBackendExtras are used when present. */
+  readonly backend: AgentApiBackend & AgentApiBackendExtras;
   /** Verifies agent tokens (the public half of the key the ignition's token is signed with). */
   readonly tokenKey: AgentTokenKey;
   /** The agent image the next-step runner runs (`AGENT_DOCKER_IMAGE`). */
@@ -63,21 +70,6 @@ export const DEFAULT_JSON_BODY_BYTES = 10 * 1024 * 1024;
 /** Default log upload budget: swagger's `upfile` maxLength (262144000). */
 export const DEFAULT_LOGS_BYTES = 262_144_000;
 
-/**
- * Optional backend capability, appended to the port's contract here so the core may add it:
- * `PUT …/logs-progress` (`logs_state` requested, collecting, completed, timeout or "").
- */
-export interface LogsProgressBackend {
-  updateLogsProgress(
-    infraEnv: InfraEnvRef,
-    hostId: string,
-    logsState: LogsState,
-    now: Date,
-  ): Promise<{ readonly ok: true; readonly value: undefined } | Refusal>;
-}
-
-/** swagger `logs_state`. */
-export type LogsState = 'requested' | 'collecting' | 'completed' | 'timeout' | '';
 const LOGS_STATES: readonly LogsState[] = ['requested', 'collecting', 'completed', 'timeout', ''];
 const HOST_STAGES: readonly string[] = Object.values(HostStage);
 const STEP_TYPES: readonly string[] = Object.values(StepType);
@@ -203,6 +195,18 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
           `timestamp in query must be of type int64: ${JSON.stringify(timestamp)}`,
         );
       }
+      const version = req.header('discovery_agent_version');
+      backend.agentCheckIn?.(
+        infraEnv,
+        hostId,
+        {
+          ...(version !== undefined ? { discoveryAgentVersion: version } : {}),
+          ...(timestamp !== undefined && timestamp !== '0'
+            ? { hostTimestamp: Number(timestamp) }
+            : {}),
+        },
+        now(),
+      );
       const outcome = await backend.nextSteps(infraEnv, hostId, now());
       if (!outcome.ok) {
         sendRefusal(res, outcome);
@@ -293,9 +297,8 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
         throw new EarlyRefusal(422, 602, 'logs_state in body is required');
       }
       const state = optionalEnum(body, 'logs_state', LOGS_STATES) ?? '';
-      const withLogs = backend as Partial<LogsProgressBackend> & AgentApiBackend;
-      if (withLogs.updateLogsProgress) {
-        const outcome = await withLogs.updateLogsProgress(infraEnv, hostId, state, now());
+      if (backend.updateLogsProgress) {
+        const outcome = await backend.updateLogsProgress(infraEnv, hostId, state, now());
         if (!outcome.ok) {
           sendRefusal(res, outcome);
           return;
