@@ -42,3 +42,53 @@ export async function verifyAgentToken(
     throw error;
   }
 }
+
+/**
+ * verifyAgentToken with the results of good tokens remembered (agents send the same token on
+ * every call; an ES256 verification costs far more than the rest of a poll). Only tokens that
+ * verified are kept, with their `exp`, which is checked again on every use; at most `size`
+ * tokens, the oldest forgotten first.
+ */
+export class AgentTokenVerifier {
+  private readonly verified = new Map<string, { infraEnvId: string; expiresAt?: number }>();
+
+  constructor(
+    private readonly key: AgentTokenKey,
+    private readonly size = 20_000,
+  ) {}
+
+  /** The InfraEnv id the token proves at `now`, or undefined. */
+  async verify(token: string, now: Date): Promise<string | undefined> {
+    const known = this.verified.get(token);
+    if (known) {
+      if (known.expiresAt !== undefined && known.expiresAt <= now.getTime()) {
+        this.verified.delete(token);
+        return undefined;
+      }
+      return known.infraEnvId;
+    }
+    const infraEnvId = await verifyAgentToken(token, this.key, now);
+    if (infraEnvId === undefined) return undefined;
+    if (this.verified.size >= this.size) {
+      const oldest = this.verified.keys().next();
+      if (oldest.done !== true) this.verified.delete(oldest.value);
+    }
+    const exp = decodeExp(token);
+    this.verified.set(token, {
+      infraEnvId,
+      ...(exp !== undefined ? { expiresAt: exp * 1000 } : {}),
+    });
+    return infraEnvId;
+  }
+}
+
+/** The `exp` of a token that already verified. */
+function decodeExp(token: string): number | undefined {
+  const payload = token.split('.')[1];
+  if (payload === undefined) return undefined;
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<
+    string,
+    unknown
+  >;
+  return typeof claims['exp'] === 'number' ? claims['exp'] : undefined;
+}

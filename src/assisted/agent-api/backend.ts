@@ -79,3 +79,33 @@ export interface AgentApiBackend {
   /** `POST /v2/clusters/{id}/logs?host_id=…&logs_type=host`: the upload has been stored. */
   logsUploaded(infraEnv: InfraEnvRef, hostId: string, now: Date): Promise<Outcome<undefined>>;
 }
+
+// ---- Appended by the agent API: optional capabilities a backend may offer ----------------
+
+/** swagger `logs_state`: the host's log collection as the agent's logs_sender reports it. */
+export type LogsState = 'requested' | 'collecting' | 'completed' | 'timeout' | '';
+
+/**
+ * What the agent API passes on when the backend implements it (each member optional, so every
+ * AgentApiBackend is one). Without `updateLogsProgress`, `PUT …/logs-progress` answers 204 for
+ * a known host and 404 otherwise.
+ */
+export interface AgentApiBackendExtras {
+  /** `PUT …/hosts/{host_id}/logs-progress`. */
+  updateLogsProgress?(
+    infraEnv: InfraEnvRef,
+    hostId: string,
+    logsState: LogsState,
+    now: Date,
+  ): Promise<Outcome<undefined>>;
+  /**
+   * Each `GET …/instructions` before nextSteps: the `discovery_agent_version` header and the
+   * host's clock (`timestamp` query, Unix seconds), which upstream stores on the host.
+   */
+  agentCheckIn?(
+    infraEnv: InfraEnvRef,
+    hostId: string,
+    checkIn: { readonly discoveryAgentVersion?: string; readonly hostTimestamp?: number },
+    now: Date,
+  ): void;
+}

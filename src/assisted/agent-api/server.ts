@@ -22,9 +22,15 @@ import { SiteForgeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { HostStage, StepType } from '../model.js';
 import type { HostStage as HostStageValue, StepType as StepTypeValue } from '../model.js';
-import { AGENT_AUTH_HEADER, verifyAgentToken } from './auth.js';
+import { AGENT_AUTH_HEADER, AgentTokenVerifier } from './auth.js';
 import type { AgentTokenKey } from './auth.js';
-import type { AgentApiBackend, InfraEnvRef, Refusal } from './backend.js';
+import type {
+  AgentApiBackend,
+  AgentApiBackendExtras,
+  InfraEnvRef,
+  LogsState,
+  Refusal,
+} from './backend.js';
 import { multipartBoundary, storeMultipartField } from './multipart.js';
 import { nextStepRunnerArgs, parseStepReply } from './steps.js';
 import { BASE_PATH, UNAUTHORIZED, apiError, infraError, renderHost, renderSteps } from './wire.js';
@@ -39,7 +45,8 @@ export interface AgentApiLimits {
 
 /** What the agent API needs. */
 export interface AgentApiOptions {
-  readonly backend: AgentApiBackend;
+  /** The assisted core; the optional AgentApiBackendExtras are used when present. */
+  readonly backend: AgentApiBackend & AgentApiBackendExtras;
   /** Verifies agent tokens (the public half of the key the ignition's token is signed with). */
   readonly tokenKey: AgentTokenKey;
   /** The agent image the next-step runner runs (`AGENT_DOCKER_IMAGE`). */
@@ -63,21 +70,6 @@ export const DEFAULT_JSON_BODY_BYTES = 10 * 1024 * 1024;
 /** Default log upload budget: swagger's `upfile` maxLength (262144000). */
 export const DEFAULT_LOGS_BYTES = 262_144_000;
 
-/**
- * Optional backend capability, appended to the port's contract here so the core may add it:
- * `PUT …/logs-progress` (`logs_state` requested, collecting, completed, timeout or "").
- */
-export interface LogsProgressBackend {
-  updateLogsProgress(
-    infraEnv: InfraEnvRef,
-    hostId: string,
-    logsState: LogsState,
-    now: Date,
-  ): Promise<{ readonly ok: true; readonly value: undefined } | Refusal>;
-}
-
-/** swagger `logs_state`. */
-export type LogsState = 'requested' | 'collecting' | 'completed' | 'timeout' | '';
 const LOGS_STATES: readonly LogsState[] = ['requested', 'collecting', 'completed', 'timeout', ''];
 const HOST_STAGES: readonly string[] = Object.values(HostStage);
 const STEP_TYPES: readonly string[] = Object.values(StepType);
@@ -102,6 +94,7 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
   const jsonLimit = options.limits?.jsonBodyBytes ?? DEFAULT_JSON_BODY_BYTES;
   const logsLimit = options.limits?.logsBytes ?? DEFAULT_LOGS_BYTES;
   const log = options.log;
+  const verifier = new AgentTokenVerifier(options.tokenKey);
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -121,9 +114,7 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
   const authenticate = async (req: Request, pathInfraEnvId?: string): Promise<InfraEnvRef> => {
     const token = req.header(AGENT_AUTH_HEADER);
     const claimed =
-      token === undefined || token === ''
-        ? undefined
-        : await verifyAgentToken(token, options.tokenKey, now());
+      token === undefined || token === '' ? undefined : await verifier.verify(token, now());
     const infraEnv = claimed === undefined ? undefined : backend.infraEnv(claimed);
     if (!infraEnv || (pathInfraEnvId !== undefined && pathInfraEnvId !== infraEnv.id)) {
       throw new EarlyRefusal(401, UNAUTHORIZED.code, UNAUTHORIZED.message);
@@ -204,6 +195,18 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
           `timestamp in query must be of type int64: ${JSON.stringify(timestamp)}`,
         );
       }
+      const version = req.header('discovery_agent_version');
+      backend.agentCheckIn?.(
+        infraEnv,
+        hostId,
+        {
+          ...(version !== undefined ? { discoveryAgentVersion: version } : {}),
+          ...(timestamp !== undefined && timestamp !== '0'
+            ? { hostTimestamp: Number(timestamp) }
+            : {}),
+        },
+        now(),
+      );
       const outcome = await backend.nextSteps(infraEnv, hostId, now());
       if (!outcome.ok) {
         sendRefusal(res, outcome);
@@ -294,9 +297,8 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
         throw new EarlyRefusal(422, 602, 'logs_state in body is required');
       }
       const state = optionalEnum(body, 'logs_state', LOGS_STATES) ?? '';
-      const withLogs = backend as Partial<LogsProgressBackend> & AgentApiBackend;
-      if (withLogs.updateLogsProgress) {
-        const outcome = await withLogs.updateLogsProgress(infraEnv, hostId, state, now());
+      if (backend.updateLogsProgress) {
+        const outcome = await backend.updateLogsProgress(infraEnv, hostId, state, now());
         if (!outcome.ok) {
           sendRefusal(res, outcome);
           return;

@@ -19,6 +19,7 @@ import type {
   Request,
 } from '../../bmac/runtime/contract.js';
 import type { KubeObject } from '../../kube/index.js';
+import { cidrContains, parseCidr, parseIp } from '../../shared/ip.js';
 import type {
   InstallerAvailability,
   InstallerBackend,
@@ -167,6 +168,36 @@ function readyToInstall(counts: AgentCounts & { known: number }): boolean {
   );
 }
 
+/** Statuses from the installation's start on. */
+const STARTED = new Set([
+  'installing',
+  'installing-pending-user-action',
+  'finalizing',
+  'installed',
+  'error',
+]);
+
+/**
+ * The VIPs the ACI shows: a single node's API and ingress answer on the node's own address in
+ * the machine network once it installs (upstream updateSNOClusterVips).
+ */
+export function shownVips(
+  cluster: ClusterRecord,
+  hosts: readonly HostRecord[],
+): { api: readonly string[]; ingress: readonly string[] } {
+  if (cluster.highAvailabilityMode !== 'None' || !STARTED.has(cluster.status))
+    return { api: cluster.apiVips, ingress: cluster.ingressVips };
+  const node = hosts.find((h) => h.bootstrap) ?? hosts[0];
+  const cidrs = cluster.machineNetworks.map((c) => parseCidr(c)).filter((c) => c !== undefined);
+  for (const iface of node?.inventory?.interfaces ?? [])
+    for (const address of [...(iface.ipv4_addresses ?? []), ...(iface.ipv6_addresses ?? [])]) {
+      const ip = parseIp(address.split('/')[0] ?? '');
+      if (ip !== undefined && cidrs.some((c) => cidrContains(c, ip)))
+        return { api: [ip.text], ingress: [ip.text] };
+    }
+  return { api: cluster.apiVips, ingress: cluster.ingressVips };
+}
+
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -186,10 +217,23 @@ interface Pass {
   requeueAfterMs?: number;
 }
 
+/** The controller, and what the agent API and host service read from it. */
+export interface ClusterDeploymentsController extends Controller {
+  /** The clusters' upstream events (`GET /v2/events?cluster_id=`). */
+  readonly events: ClusterEventLog;
+  /** The clusters this process orchestrates. */
+  readonly installations: ClusterInstallations;
+  /**
+   * The installer output of a cluster once generated (the hosts' ignition, the credentials),
+   * as this process has read or made it.
+   */
+  installerOutput(clusterId: string): InstallerOutput | undefined;
+}
+
 /** Creates the controller. */
 export function createClusterDeploymentsController(
   options: ClusterDeploymentsControllerOptions,
-): Controller & { readonly events: ClusterEventLog; readonly installations: ClusterInstallations } {
+): ClusterDeploymentsController {
   const events = options.events ?? new ClusterEventLog();
   const installations = options.installations ?? new ClusterInstallations();
   const eventsUrl =
@@ -217,6 +261,8 @@ export function createClusterDeploymentsController(
     });
     if (after === before) return;
     pass.installation = { ...pass.installation, record: after };
+    // The host service reads the cluster from the store: it sees the new status at once.
+    installations.set(pass.installation);
     if (after.status === before.status) return;
     const id = after.id;
     events.record(id, ClusterEventText.statusUpdated(after.status), pass.now);
@@ -444,6 +490,7 @@ export function createClusterDeploymentsController(
           !['discovering', 'insufficient', 'pending-for-input', 'disconnected'].includes(h.status),
       ).length;
     const percentage = totalPercentage(cluster, pass.hosts);
+    const vips = shownVips(cluster, pass.hosts);
     return {
       ...previous,
       conditions,
@@ -463,10 +510,10 @@ export function createClusterDeploymentsController(
       workerAgentsDiscovered: workers.length,
       workerAgentsReady: ready(workers),
       machineNetwork: cluster.machineNetworks.map((cidr) => ({ cidr })),
-      apiVIP: cluster.apiVips[0] ?? '',
-      apiVIPs: [...cluster.apiVips],
-      ingressVIP: cluster.ingressVips[0] ?? '',
-      ingressVIPs: [...cluster.ingressVips],
+      apiVIP: vips.api[0] ?? '',
+      apiVIPs: [...vips.api],
+      ingressVIP: vips.ingress[0] ?? '',
+      ingressVIPs: [...vips.ingress],
       userManagedNetworking: cluster.userManagedNetworking,
       platformType: hivePlatformType(cluster.platformType),
       validationsInfo: cluster.validationsInfo as AgentClusterInstallStatus['validationsInfo'],
@@ -559,9 +606,45 @@ export function createClusterDeploymentsController(
     };
   };
 
+  /**
+   * ACIs being deleted whose ClusterDeployment is already gone (deleted without its finalizer, or
+   * by force): the ACI finalizer runs as far as it can without it, so they do not hang.
+   */
+  async function releaseOrphans(request: Request, ctx: ReconcileContext): Promise<void> {
+    const orphans = ctx.reader
+      .list(ClusterGvk.AgentClusterInstall, { namespace: request.namespace ?? '' })
+      .map((o) => draft<AgentClusterInstall>(o))
+      .filter(
+        (a) =>
+          a.spec?.clusterDeploymentRef?.name === request.name &&
+          a.metadata.deletionTimestamp !== undefined,
+      );
+    for (const aci of orphans) {
+      const stand: ClusterDeployment = {
+        ...ClusterGvk.ClusterDeployment,
+        metadata: { name: request.name, namespace: request.namespace ?? '' },
+      };
+      const known = installations
+        .records()
+        .find((c) => c.namespace === request.namespace && c.clusterDeploymentName === request.name);
+      const id = known?.id;
+      const installation = id === undefined ? undefined : installations.get(id);
+      await handleAciFinalizer(
+        { hosts: options.hosts, machine: options.machine, installations, events },
+        ctx,
+        aci,
+        { ...stand, metadata: { ...stand.metadata, ...(id !== undefined && { uid: id }) } },
+        installation,
+      );
+    }
+  }
+
   async function reconcile(request: Request, ctx: ReconcileContext): Promise<ReconcileResult> {
     const cdObject = ctx.reader.get({ ...ClusterGvk.ClusterDeployment, ...request });
-    if (cdObject === undefined) return {};
+    if (cdObject === undefined) {
+      await releaseOrphans(request, ctx);
+      return {};
+    }
     const cd = draft<ClusterDeployment>(cdObject);
     const ref = cd.spec?.clusterInstallRef;
     if (ref?.kind !== 'AgentClusterInstall' || (ref.group !== undefined && ref.group !== ACI_GROUP))
@@ -722,6 +805,7 @@ export function createClusterDeploymentsController(
     reconcile,
     events,
     installations,
+    installerOutput: (clusterId) => outputs.get(clusterId),
   };
 }
 

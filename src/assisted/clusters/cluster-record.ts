@@ -5,7 +5,7 @@
  * and one annotation of ours for the rest — so that a restarted controller picks it up again.
  */
 import type { ClusterRecord, ClusterStatus, ValidationsInfo } from '../model.js';
-import { ClusterAnnotation, ClusterLabel } from './kinds.js';
+import { ClusterAnnotation } from './kinds.js';
 import type { AgentClusterInstall, ClusterDeployment } from './kinds.js';
 
 /** What our annotation keeps. */
@@ -247,10 +247,4 @@ export function persistedStateOf(installation: ClusterInstallation): string {
     }),
   };
   return JSON.stringify(state);
-}
-
-/** The cluster consumer label of the ACI, if any (upstream: cluster tags). */
-export function consumerOf(aci: AgentClusterInstall): string | undefined {
-  const value = aci.metadata.labels?.[ClusterLabel.Consumer];
-  return value === undefined || value === '' ? undefined : value;
 }

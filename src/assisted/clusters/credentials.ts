@@ -174,3 +174,17 @@ export async function ensurePasswordSecret(
   );
   return name;
 }
+
+/**
+ * The ignition a host installs with: the bootstrap's for the bootstrap host (a single node's
+ * bootstrap-in-place config too), else its role's pointer config.
+ */
+export function ignitionForHost(
+  output: InstallerOutput,
+  host: { readonly role: string; readonly bootstrap: boolean },
+): InstallerOutput['ignitions']['bootstrap'] | undefined {
+  if (host.bootstrap || host.role === 'bootstrap') return output.ignitions.bootstrap;
+  if (host.role === 'master' || host.role === 'arbiter') return output.ignitions.master;
+  if (host.role === 'worker') return output.ignitions.worker;
+  return undefined;
+}

@@ -50,18 +50,21 @@ function agentsOfInfraEnv(object: KubeObject, reader: ObjectReader): readonly Re
     .map((a) => ({ namespace: a.metadata.namespace ?? '', name: a.metadata.name }));
 }
 
+/**
+ * The Agents naming a ClusterDeployment, among those of its namespace (ZTP puts a cluster's
+ * InfraEnv and Agents there); an Agent elsewhere still binds on its own next pass.
+ */
 function agentsOfDeployment(object: KubeObject, reader: ObjectReader): readonly Request[] {
   const namespace = object.metadata.namespace ?? '';
   return reader
-    .list(Gvk.Agent)
+    .list(Gvk.Agent, { namespace })
     .filter((a) => {
       const ref = ((a['spec'] ?? {}) as Json)['clusterDeploymentName'] as Json | undefined;
       return (
-        ref?.['name'] === object.metadata.name &&
-        (ref['namespace'] ?? a.metadata.namespace) === namespace
+        ref?.['name'] === object.metadata.name && (ref['namespace'] ?? namespace) === namespace
       );
     })
-    .map((a) => ({ namespace: a.metadata.namespace ?? '', name: a.metadata.name }));
+    .map((a) => ({ namespace, name: a.metadata.name }));
 }
 
 function finalizersOf(object: KubeObject): readonly string[] {

@@ -86,15 +86,20 @@ function machineContext(host: HostRecord, ctx: HostMachineContext): MachineConte
   };
 }
 
-function machineEvent(event: HostEvent): MachineEvent | undefined {
+function machineEvent(event: HostEvent, day2: boolean): MachineEvent {
   switch (event.type) {
     case 'RegisterHost':
     case 'Refresh':
     case 'BindHost':
     case 'UnbindHost':
-    case 'InstallHost':
     case 'MediaDisconnect':
       return { type: event.type };
+    case 'InstallHost':
+      // Day-1 hosts move to installing on Refresh once their cluster installs (upstream).
+      return day2 ? { type: 'InstallHost' } : { type: 'Refresh' };
+    case 'PrepareForInstallation':
+      // Upstream moves hosts to preparing on Refresh once their cluster prepares.
+      return { type: 'Refresh' };
     case 'HostProgressChanged':
       return {
         type: 'HostProgress',
@@ -107,9 +112,6 @@ function machineEvent(event: HostEvent): MachineEvent | undefined {
       return { type: 'CancelInstallation', reason: event.reason };
     case 'ResetHost':
       return { type: 'ResetPendingUserAction' };
-    case 'PrepareForInstallation':
-      // Upstream moves hosts to preparing on Refresh once the cluster prepares.
-      return undefined;
   }
 }
 
@@ -158,9 +160,7 @@ export class StateMachineHostMachine implements HostMachine {
       const result = registerNewHost(machineContext(host, ctx));
       return { ok: true, host: applied(host, result, ctx.now) };
     }
-    const mapped = machineEvent(event);
-    if (mapped === undefined)
-      return { ok: false, httpStatus: 409, reason: `${event.type} is not an event of a host` };
+    const mapped = machineEvent(event, ctx.day2);
     const result = applyHostEvent(host, mapped, machineContext(host, ctx));
     if (!result.ok) return result;
     const next = applied(host, result, ctx.now);

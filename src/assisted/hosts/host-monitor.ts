@@ -3,7 +3,9 @@
  * status is re-evaluated — connection (HOST_MAX_DISCONNECTION_TIME, bootstrap longer, not
  * after the reboot), validations and the Refresh transition, which also carries the stage
  * timeouts. A round reads only memory and the informers' cache, and a host whose record did not
- * change costs nothing further: only a changed record enqueues its Agent for a write.
+ * change costs nothing further: only a changed record enqueues its Agent for a write. A round
+ * also sends the minor changes the HostService held back (progress info, step results), so
+ * those reach the Agent within one interval, in one write however many there were.
  */
 import type { RuntimeClock } from '../../bmac/runtime/runtime-clock.js';
 import type { Logger } from '../../shared/logger.js';
@@ -28,6 +30,8 @@ export interface HostMonitorOptions {
 export interface MonitorRound {
   readonly refreshed: number;
   readonly changed: number;
+  /** Hosts whose minor changes (progress info, step results) were sent to their Agent. */
+  readonly deferred: number;
   readonly durationMs: number;
 }
 
@@ -53,7 +57,8 @@ export class HostMonitor {
         this.options.log.error({ host: host.id, err }, 'failed to refresh host');
       }
     }
-    return { refreshed, changed, durationMs: this.options.clock.now() - started };
+    const deferred = this.options.hosts.flushDeferred();
+    return { refreshed, changed, deferred, durationMs: this.options.clock.now() - started };
   }
 
   /** Runs a round every interval until stop(). */
@@ -76,7 +81,8 @@ export class HostMonitor {
         if (!this.running) return;
         if (this.options.isLeader?.() ?? true) {
           const round = this.runOnce();
-          if (round.changed > 0) this.options.log.debug(round, 'host monitor round');
+          if (round.changed + round.deferred > 0)
+            this.options.log.debug(round, 'host monitor round');
         }
         this.schedule();
       },

@@ -118,6 +118,21 @@ export function recordChanged(a: HostRecord | undefined, b: HostRecord): boolean
   return false;
 }
 
+/**
+ * Whether `b` differs from `a` in something a user must see at once: anything but the check-in
+ * time, the step results (seen only through the validations they change, which count) and the
+ * installer's progress info within a stage (which it reports every few seconds).
+ */
+export function essentialChange(a: HostRecord | undefined, b: HostRecord): boolean {
+  if (a === undefined) return true;
+  const strip = (h: HostRecord): HostRecord => ({
+    ...h,
+    stepResults: {},
+    progress: { ...h.progress, progressInfo: undefined, stageUpdatedAt: undefined },
+  });
+  return recordChanged(strip(a), strip(b));
+}
+
 /** Step results kept for validations, by step type. */
 const STEP_RESULT_FIELD: Partial<Record<StepType, keyof HostStepResults>> = {
   [StepType.NtpSynchronizer]: 'ntp',
@@ -142,6 +157,8 @@ export class HostService implements AgentApiBackend {
   private readonly byCluster = new Map<string, Set<string>>();
   private readonly infraEnvIndex = new Map<string, { namespace: string; name: string }>();
   private readonly listeners: HostListener[] = [];
+  /** Hosts changed only in minor ways since their Agent was last enqueued. */
+  private readonly deferred = new Set<string>();
   private readonly clock: Clock;
   private readonly maxDisconnectionMs: number;
 
@@ -201,20 +218,22 @@ export class HostService implements AgentApiBackend {
       const object = this.options.reader.get({ ...Gvk.InfraEnv, ...cached });
       if (object?.metadata['uid'] === id) return this.infraEnvRefOf(object);
     }
+    // A miss rebuilds the whole index in one scan, so a fleet of InfraEnvs costs one list.
+    let found: InfraEnvRef | undefined;
     for (const object of this.options.reader.list(Gvk.InfraEnv)) {
       const uid = object.metadata['uid'];
-      if (typeof uid === 'string')
-        this.infraEnvIndex.set(uid, {
-          namespace: object.metadata.namespace ?? '',
-          name: object.metadata.name,
-        });
-      if (uid === id) return this.infraEnvRefOf(object);
+      if (typeof uid !== 'string') continue;
+      this.infraEnvIndex.set(uid, {
+        namespace: object.metadata.namespace ?? '',
+        name: object.metadata.name,
+      });
+      if (uid === id) found = this.infraEnvRefOf(object);
     }
-    return undefined;
+    return found;
   }
 
   host(infraEnv: InfraEnvRef, hostId: string): HostRecord | undefined {
-    const host = this.find(hostId);
+    const host = this.find(hostId, infraEnv.namespace);
     return host?.record.infraEnvId === infraEnv.id ? host.record : undefined;
   }
 
@@ -234,7 +253,7 @@ export class HostService implements AgentApiBackend {
     if (infraEnvSpec['imageType'] === 'disconnected-iso')
       return refusal(400, 'Cannot register a host to an InfraEnv with disconnected-iso type');
 
-    const existing = this.find(hostId);
+    const existing = this.find(hostId, infraEnv.namespace);
     const previous = existing?.record.infraEnvId === infraEnv.id ? existing : undefined;
     const clusterRef = infraEnvSpec['clusterRef'] as
       { readonly name?: string; readonly namespace?: string } | undefined;
@@ -680,12 +699,37 @@ export class HostService implements AgentApiBackend {
     this.commit({ ...stored, record: next }, stored.record);
   }
 
+  /**
+   * Stores a host. A change a user must see enqueues its Agent now; a minor one (progress info,
+   * step results) waits for {@link flushDeferred}, so a burst of them costs one write.
+   */
   private commit(stored: StoredHost, previous: HostRecord | undefined): void {
-    this.hosts.set(stored.record.id, stored);
-    this.index(stored.record, previous);
-    if (!recordChanged(previous, stored.record)) return;
-    this.options.enqueueAgent({ namespace: stored.record.namespace, name: stored.record.id });
-    for (const listener of this.listeners) listener(stored.record, previous);
+    const { record } = stored;
+    this.hosts.set(record.id, stored);
+    this.index(record, previous);
+    if (!recordChanged(previous, record)) return;
+    if (essentialChange(previous, record)) {
+      this.deferred.delete(record.id);
+      this.options.enqueueAgent({ namespace: record.namespace, name: record.id });
+    } else this.deferred.add(record.id);
+    for (const listener of this.listeners) listener(record, previous);
+  }
+
+  /**
+   * Enqueues the Agents of hosts whose last changes were minor (the monitor calls it every
+   * round, so they reach the Agent within one monitor interval).
+   * @returns how many were enqueued
+   */
+  flushDeferred(): number {
+    let count = 0;
+    for (const id of this.deferred) {
+      const stored = this.hosts.get(id);
+      if (stored === undefined) continue;
+      this.options.enqueueAgent({ namespace: stored.record.namespace, name: id });
+      count++;
+    }
+    this.deferred.clear();
+    return count;
   }
 
   private index(record: HostRecord, previous: HostRecord | undefined): void {
@@ -707,25 +751,21 @@ export class HostService implements AgentApiBackend {
       this.byCluster.get(stored.record.clusterId)?.delete(hostId);
   }
 
-  /** The host, from memory or rebuilt from its Agent in the cache. */
-  private find(hostId: string): StoredHost | undefined {
+  /**
+   * The host, from memory or, given its namespace, rebuilt from its Agent in the cache. Without
+   * a namespace nothing is searched: after a restart the Agent controller restores every host
+   * as the cache syncs, and scanning every Agent per call would cost O(hosts) each.
+   */
+  private find(hostId: string, namespace?: string): StoredHost | undefined {
     const stored = this.hosts.get(hostId);
-    if (stored !== undefined) return stored;
-    for (const agent of this.agentsNamed(hostId)) {
-      const restored = this.restore(agent);
-      if (restored !== undefined) return restored;
-    }
-    return undefined;
+    if (stored !== undefined || namespace === undefined) return stored;
+    const agent = this.options.reader.get({ ...Gvk.Agent, namespace, name: hostId });
+    return agent === undefined ? undefined : this.restore(agent);
   }
 
   private findIn(infraEnv: InfraEnvRef, hostId: string): StoredHost | undefined {
-    const stored = this.find(hostId);
+    const stored = this.find(hostId, infraEnv.namespace);
     return stored?.record.infraEnvId === infraEnv.id ? stored : undefined;
-  }
-
-  private agentsNamed(hostId: string): KubeObject[] {
-    // Agents live in their InfraEnv's namespace; the id alone does not say which.
-    return this.options.reader.list(Gvk.Agent).filter((a) => a.metadata.name === hostId);
   }
 
   private infraEnvIdOf(agent: KubeObject): string | undefined {
@@ -773,7 +813,7 @@ export class HostService implements AgentApiBackend {
         : clusterRef?.name !== undefined
           ? { name: clusterRef.name, namespace: clusterRef.namespace ?? record.namespace }
           : undefined;
-    const existing = this.options.reader.get(ref) ?? (await this.options.writer.getLive(ref));
+    let existing = this.options.reader.get(ref);
     const labels = { [Label.InfraEnv]: infraEnv.metadata.name, ...agentLabels };
     const infraEnvUid = String(infraEnv.metadata['uid']);
     const ownerReferences = [
@@ -804,14 +844,20 @@ export class HostService implements AgentApiBackend {
         now: this.now(),
       });
       try {
+        // Created without a read first: a new host is the common case, and the cache that
+        // says "absent" may only lag (then the API server's 409 says so).
         await this.options.writer.create({ ...draft, metadata });
+        if (autoApprove) this.update(record.id, (h) => ({ ...h, approved: true }));
+        this.options.enqueueAgent({ namespace: record.namespace, name: record.id });
+        return;
       } catch (err) {
-        // Created meanwhile by another registration of the same host: the controller converges.
         if (!(err instanceof KubeApiError && err.status === 409)) throw err;
       }
-      if (autoApprove) this.update(record.id, (h) => ({ ...h, approved: true }));
-      this.options.enqueueAgent({ namespace: record.namespace, name: record.id });
-      return;
+      existing = await this.options.writer.getLive(ref);
+      if (existing === undefined) {
+        this.options.enqueueAgent({ namespace: record.namespace, name: record.id });
+        return;
+      }
     }
     const owned = ((existing.metadata['ownerReferences'] ?? []) as { uid?: string }[]).some(
       (o) => o.uid === infraEnvUid,

@@ -38,7 +38,7 @@ export interface OpenshiftInstallBackendOptions {
   readonly path?: string;
   /**
    * How a user sets the path, quoted when the binary is missing (e.g. the controller's flag).
-   * @default 'set the openshift-install path in the controller configuration'
+   * @default 'pass --openshift-install-path PATH to siteforge controller'
    */
   readonly howToConfigure?: string;
   /** Extra environment, e.g. OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE. */
@@ -98,7 +98,7 @@ export class OpenshiftInstallBackend implements InstallerBackend {
   constructor(options: OpenshiftInstallBackendOptions = {}) {
     this.path = options.path ?? DEFAULT_OPENSHIFT_INSTALL_PATH;
     this.howToConfigure =
-      options.howToConfigure ?? 'set the openshift-install path in the controller configuration';
+      options.howToConfigure ?? 'pass --openshift-install-path PATH to siteforge controller';
     this.env = options.env ?? {};
   }
 

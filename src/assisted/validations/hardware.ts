@@ -136,6 +136,23 @@ export function hwRequirementsFor(
   openshiftVersion: string,
   table: readonly VersionedHwRequirements[] = DEFAULT_HW_REQUIREMENTS,
 ): HwRequirements {
+  const known = resolved.get(table) ?? new Map<string, HwRequirements>();
+  resolved.set(table, known);
+  let hw = known.get(openshiftVersion);
+  if (!hw) {
+    hw = resolve(openshiftVersion, table);
+    known.set(openshiftVersion, hw);
+  }
+  return hw;
+}
+
+/** Resolved requirements per table and version (a fleet has few versions). */
+const resolved = new WeakMap<readonly VersionedHwRequirements[], Map<string, HwRequirements>>();
+
+function resolve(
+  openshiftVersion: string,
+  table: readonly VersionedHwRequirements[],
+): HwRequirements {
   const defaultEntry = table.find((e) => e.version === 'default' && e.matchType !== 'min_version');
   const base = defaultEntry ? complete(defaultEntry) : undefined;
   const exact = table.find(

@@ -19,6 +19,7 @@ import {
   formatCidrNetwork,
   parseCidr,
   parseIp,
+  type IpAddress,
   type IpFamily,
 } from '../../shared/ip.js';
 import { BYTES_PER_MIB, bytesToString, goFixed, goUtcTimeString } from './format.js';
@@ -169,6 +170,7 @@ interface Context {
 
 const present = (raw: unknown): boolean => raw !== undefined && raw !== null && raw !== '';
 
+/** Upstream refuses an inventory without memory or CPU; here it counts as not received. */
 function validInventory(inventory: WireInventory | undefined): WireInventory | undefined {
   return inventory?.memory && inventory.cpu ? inventory : undefined;
 }
@@ -960,33 +962,39 @@ function noSkipMissingDisk(c: Context): Outcome {
   return ['success', 'All disks that have skipped formatting are present in the host inventory'];
 }
 
+/** Addresses (`address/prefix`) of an interface, IPv4 then IPv6. */
+function addressesOf(iface: {
+  ipv4_addresses?: readonly string[];
+  ipv6_addresses?: readonly string[];
+}): string[] {
+  return [...(iface.ipv4_addresses ?? []), ...(iface.ipv6_addresses ?? [])];
+}
+
+/** True when the address (`address/prefix`) is the IP. */
+function isAddressOf(address: string, ip: IpAddress): boolean {
+  const own = parseIp(address.split('/')[0] ?? '');
+  return own?.family === ip.family && own.value === ip.value;
+}
+
 function noIpCollisionsInNetwork(c: Context): Outcome {
   if (!c.cluster) return ['success', 'Cluster has not yet been defined, skipping validation.'];
-  if (!c.inventory)
+  if (!c.inventory) {
     return ['success', 'Host inventory has not yet been defined, skipping validation.'];
+  }
+  const addresses = (c.inventory.interfaces ?? []).flatMap(addressesOf);
   const collisions = ipCollisions(c.hosts);
   let text = '';
   for (const ip of Object.keys(collisions).sort()) {
     const target = parseIp(ip);
     if (!target) continue;
-    for (const iface of c.inventory.interfaces ?? []) {
-      for (const address of [...(iface.ipv4_addresses ?? []), ...(iface.ipv6_addresses ?? [])]) {
-        if (!parseCidr(address)) {
-          return [
-            'error',
-            `inventory of host ${c.host.id} contains bad CIDR: invalid CIDR address: ${address}`,
-          ];
-        }
-      }
+    const bad = addresses.find((a) => !parseCidr(a));
+    if (bad !== undefined) {
+      return [
+        'error',
+        `inventory of host ${c.host.id} contains bad CIDR: invalid CIDR address: ${bad}`,
+      ];
     }
-    const has = (c.inventory.interfaces ?? []).some((iface) =>
-      [...(iface.ipv4_addresses ?? []), ...(iface.ipv6_addresses ?? [])].some(
-        (a) =>
-          parseIp(a.split('/')[0] ?? '')?.value === target.value &&
-          parseIp(a.split('/')[0] ?? '')?.family === target.family,
-      ),
-    );
-    if (has) {
+    if (addresses.some((a) => isAddressOf(a, target))) {
       text += `Collisions detected for host ID ${c.host.id}, IP address: ${ip} Mac addresses: ${collisions[ip]!.join(',')}\n`;
     }
   }
@@ -999,12 +1007,7 @@ function iscsiNicCheck(c: Context, disk: InventoryDisk): Outcome {
   if (hostIp === undefined) return ['error', 'iSCSI disk is missing host IP address'];
   const ip = parseIp(hostIp);
   const nic = ip
-    ? (c.inventory?.interfaces ?? []).find((i) =>
-        [...(i.ipv4_addresses ?? []), ...(i.ipv6_addresses ?? [])].some((a) => {
-          const own = parseIp(a.split('/')[0] ?? '');
-          return own?.family === ip.family && own.value === ip.value;
-        }),
-      )
+    ? (c.inventory?.interfaces ?? []).find((i) => addressesOf(i).some((a) => isAddressOf(a, ip)))
     : undefined;
   if (!nic) return ['error', 'Cannot find network interface associated to iSCSI host IP address'];
   const inMachineNetwork = (c.cluster?.machineNetworks ?? []).some((network) => {

@@ -132,3 +132,22 @@ export function failingMessages(
     .map((r) => r.message)
     .sort();
 }
+
+/**
+ * Messages the `Validated` condition of an Agent or AgentClusterInstall lists (the caller joins
+ * them with `,`): every validation not passing, pending and error included. An Agent leaves
+ * out `disabled` ones too (and suppressed ones, which upstream never stores); an
+ * AgentClusterInstall only `success`. Categories are taken in name order (upstream's order is
+ * a Go map's).
+ */
+export function conditionMessages(
+  info: ValidationsInfo,
+  kind: 'host' | 'cluster' = kindOf(info),
+): string[] {
+  const quiet = kind === 'host' ? ['success', 'success-suppress-output', 'disabled'] : ['success'];
+  return Object.keys(info)
+    .sort()
+    .flatMap((category) => info[category] ?? [])
+    .filter((r) => !quiet.includes(r.status))
+    .map((r) => r.message);
+}

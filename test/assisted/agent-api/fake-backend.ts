@@ -10,7 +10,7 @@ import type {
   StepReply,
   Steps,
 } from '../../../src/assisted/agent-api/backend.js';
-import type { LogsState } from '../../../src/assisted/agent-api/server.js';
+import type { LogsState } from '../../../src/assisted/agent-api/backend.js';
 import { buildInstruction, parseStepReply } from '../../../src/assisted/agent-api/steps.js';
 import type { HostProgress, HostRecord } from '../../../src/assisted/model.js';
 import { HostStatus } from '../../../src/assisted/model.js';
@@ -46,6 +46,7 @@ export interface FakeCalls {
   readonly progress: { hostId: string; stage?: string; info?: string }[];
   readonly logsStates: { hostId: string; state: LogsState }[];
   readonly logsUploaded: string[];
+  readonly checkIns: { hostId: string; discoveryAgentVersion?: string; hostTimestamp?: number }[];
 }
 
 export class FakeAgentApiBackend implements AgentApiBackend {
@@ -57,6 +58,7 @@ export class FakeAgentApiBackend implements AgentApiBackend {
     progress: [],
     logsStates: [],
     logsUploaded: [],
+    checkIns: [],
   };
   /** Registration refused with 409 (the cluster does not accept hosts). */
   refuseRegistration = false;
@@ -190,6 +192,14 @@ export class FakeAgentApiBackend implements AgentApiBackend {
     };
     this.hosts.set(key, updated);
     return Promise.resolve({ ok: true, value: updated });
+  }
+
+  agentCheckIn(
+    _infraEnv: InfraEnvRef,
+    hostId: string,
+    checkIn: { readonly discoveryAgentVersion?: string; readonly hostTimestamp?: number },
+  ): void {
+    this.calls.checkIns.push({ hostId, ...checkIn });
   }
 
   host(infraEnv: InfraEnvRef, hostId: string): HostRecord | undefined {

@@ -198,8 +198,13 @@ describe('instructions and replies', () => {
     const agent = await client();
     const host = describeHost(4);
     await agent.register(host.hostId);
-    const steps = await agent.nextSteps(host.hostId);
+    const steps = await agent.nextSteps(host.hostId, 1_764_072_000);
     expect(steps.status).toBe(200);
+    expect(backend.calls.checkIns.at(-1)).toEqual({
+      hostId: host.hostId,
+      discoveryAgentVersion: AGENT_IMAGE,
+      hostTimestamp: 1_764_072_000,
+    });
     expect(steps.body.next_instruction_seconds).toBe(60);
     expect(steps.body.post_step_action).toBe('continue');
     expect(steps.body.instructions.map((step) => [step.step_type, step.args])).toEqual([

@@ -245,6 +245,16 @@ describe('the ClusterDeployments controller', () => {
     expect(config.networking.networkType).toBe('OVNKubernetes');
     expect(w.aci().status.userManagedNetworking).toBe(true);
     expect(w.aci().status.platformType).toBe('None');
+    // Once it installs, the API and ingress answer on the node's own address.
+    expect(w.aci().status.apiVIPs).toEqual([]);
+    w.hosts.moveAll(CLUSTER_ID, 'preparing-for-installation', 'preparing-successful');
+    await w.reconcile();
+    expect(w.aci().status).toMatchObject({
+      apiVIP: '10.0.0.5',
+      apiVIPs: ['10.0.0.5'],
+      ingressVIP: '10.0.0.5',
+      ingressVIPs: ['10.0.0.5'],
+    });
   });
 
   it('installs to completion: Secrets, clusterMetadata, ClusterDeployment installed, upstream events', async () => {
@@ -391,6 +401,18 @@ describe('the ClusterDeployments controller', () => {
     expect([...w.hosts.hosts.values()].every((h) => h.status === 'known')).toBe(true);
   });
 
+  it('writes nothing in a pass that changes nothing', async () => {
+    const w = world();
+    fiveHosts(w);
+    await w.reconcile();
+    w.hosts.moveAll(CLUSTER_ID, 'preparing-for-installation', 'preparing-successful');
+    await w.reconcile();
+    const writes = w.hub.writes.length;
+    await w.reconcile();
+    await w.reconcile();
+    expect(w.hub.writes.slice(writes)).toEqual([]);
+  });
+
   it('carries on after a restart mid-installation from what the ACI and Secrets hold', async () => {
     const w = world();
     fiveHosts(w);
@@ -489,5 +511,19 @@ describe('deleting a cluster', () => {
     expect(w.controller.events.list(CLUSTER_ID).map((e) => e.message)).toEqual(
       expect.arrayContaining(['Canceled cluster installation', 'Deregistered cluster']),
     );
+  });
+
+  it('lets an ACI go whose ClusterDeployment is already gone', async () => {
+    const w = world();
+    await w.reconcile();
+    // The ClusterDeployment disappears without its finalizer running (forced by hand).
+    const cd = w.cd();
+    await w.hub.update(asKube({ ...cd, metadata: { ...cd.metadata, finalizers: [] } }));
+    await w.hub.delete(CD_REF);
+    await w.hub.delete(ACI_REF);
+    expect(w.exists(ACI_REF)).toBe(true);
+    await w.reconcile();
+    expect(w.exists(ACI_REF)).toBe(false);
+    expect(w.controller.installations.get(CLUSTER_ID)).toBeUndefined();
   });
 });

@@ -20,6 +20,7 @@ import type {
   HostMachine,
   HostMachineContext,
   HostValidator,
+  InstructionBuilder,
   StepPlan,
 } from '../../../src/assisted/hosts/ports.js';
 import { HostStage, HostStatus, StepType } from '../../../src/assisted/model.js';
@@ -440,6 +441,17 @@ export class World {
   service!: HostService;
   readonly log = createLogger({ level: 'silent' });
 
+  /** The ports the HostService runs on. @default the small stand-ins of this file */
+  ports: {
+    machine: HostMachine;
+    validator: HostValidator;
+    instructions: InstructionBuilder;
+  } = {
+    machine: testMachine,
+    validator: testValidator,
+    instructions: { build: (type) => bareInstruction(type) },
+  };
+
   constructor(...objects: KubeObject[]) {
     this.clock = new ManualClock();
     this.cluster = new FakeCluster(this.clock);
@@ -453,9 +465,7 @@ export class World {
       reader: this.cluster,
       writer: this.cluster,
       enqueueAgent: (r: Request) => this.queue.add(requestKey(r)),
-      machine: testMachine,
-      validator: testValidator,
-      instructions: { build: (type) => bareInstruction(type) },
+      ...this.ports,
       clusters: this.clusters,
       log: this.log,
       clock: this.clock,
@@ -464,6 +474,13 @@ export class World {
 
   restart(): void {
     this.service = this.newService();
+  }
+
+  /** Runs on other ports from now on (a new HostService over the same cluster). */
+  withPorts(ports: World['ports']): this {
+    this.ports = ports;
+    this.service = this.newService();
+    return this;
   }
 
   get controller() {

@@ -253,6 +253,10 @@ describe('step replies', () => {
       },
       w.now(),
     );
+    // A step result alone is a minor change: it reaches the Agent with the next monitor round.
+    await w.flush();
+    expect(w.status()['ntpSources']).toBeUndefined();
+    w.monitor().runOnce();
     await w.flush();
     expect(w.status()['ntpSources']).toEqual([
       { sourceName: 'clock.example.com', sourceState: 'synced' },
@@ -317,6 +321,43 @@ describe('write coalescing', () => {
     await w.service.postStepReply(w.infraEnvRef(), HOST_ID, reply, w.now());
     await w.flush();
     expect(w.writesSince(again)).toEqual([]);
+  });
+
+  it('progress info within a stage is written once per monitor round, a new stage at once', async () => {
+    const w = new World(
+      infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
+      clusterDeployment(),
+    );
+    w.clusters.records.set('cd-uid-1', snoCluster());
+    await w.registered(inventory());
+    w.service.apply(HOST_ID, { type: 'InstallHost' }, w.now());
+    const ie = w.infraEnvRef();
+    await w.service.updateProgress(ie, HOST_ID, { currentStage: 'Writing image to disk' }, w.now());
+    await w.flush();
+    const mark = w.cluster.writes.length;
+    for (let percent = 5; percent <= 50; percent += 5) {
+      w.clock.advance(1_000);
+      const outcome = await w.service.updateProgress(
+        ie,
+        HOST_ID,
+        { currentStage: 'Writing image to disk', progressInfo: `${String(percent)}%` },
+        w.now(),
+      );
+      expect(outcome.ok).toBe(true);
+      await w.flush();
+    }
+    expect(w.writesSince(mark)).toEqual([]);
+    expect(w.monitor().runOnce().deferred).toBe(1);
+    await w.flush();
+    expect(w.writesSince(mark)).toEqual([
+      `update Agent ${NS}/${HOST_ID}`,
+      `updateStatus Agent ${NS}/${HOST_ID}`,
+    ]);
+    expect(w.status()['progress']).toMatchObject({ progressInfo: '50%' });
+    const stage = w.cluster.writes.length;
+    await w.service.updateProgress(ie, HOST_ID, { currentStage: 'Rebooting' }, w.now());
+    await w.flush();
+    expect(w.writesSince(stage).length).toBe(2);
   });
 
   it('a new host costs one create and one status write', async () => {

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ValidationsInfo } from '../../../src/assisted/model.js';
 import {
+  conditionMessages,
   failingMessages,
   IGNORED_CLUSTER_VALIDATIONS_ANNOTATION,
   IGNORED_HOST_VALIDATIONS_ANNOTATION,
   ignoredValidationsProblems,
   IgnoredValidationsError,
-  parseConnectivityReport,
-  parseDomainResolutionResponse,
   parseIgnoredValidations,
   validateCluster,
   validateHost,
@@ -109,26 +108,21 @@ describe('validationPassed and failingMessages', () => {
   });
 });
 
-describe('step result parsers', () => {
-  it('accept the wire JSON, as text or parsed, and refuse other shapes', () => {
-    const report = {
-      remote_hosts: [
-        { host_id: 'h2', l3_connectivity: [{ remote_ip_address: '1.2.3.4', successful: true }] },
+describe('conditionMessages', () => {
+  it('lists what the Validated condition shows: pending and errors too, not disabled on an Agent', () => {
+    const info: ValidationsInfo = {
+      network: [
+        { id: 'ntp-synced', status: 'disabled', message: 'Validation disabled by configuration' },
+        { id: 'connected', status: 'success', message: 'Host is connected' },
+        { id: 'belongs-to-majority-group', status: 'pending', message: 'p' },
       ],
+      hardware: [{ id: 'has-min-memory', status: 'failure', message: 'f' }],
     };
-    expect(parseConnectivityReport(report)).toEqual({ ok: true, value: report });
-    expect(parseConnectivityReport(JSON.stringify(report))).toEqual({ ok: true, value: report });
-    expect(parseConnectivityReport({ remote_hosts: [{ host_id: 7 }] })).toEqual({
-      ok: false,
-      error: 'connectivity_report.remote_hosts[0].host_id is not a string',
-    });
-    expect(parseDomainResolutionResponse({})).toEqual({
-      ok: false,
-      error: 'domain_resolution_response.resolutions is missing',
-    });
-    expect(parseDomainResolutionResponse('{')).toEqual({
-      ok: false,
-      error: 'domain_resolution_response is not JSON',
-    });
+    expect(conditionMessages(info)).toEqual(['f', 'p']);
+    const clusterInfo: ValidationsInfo = {
+      'hosts-data': [{ id: 'sufficient-masters-count', status: 'disabled', message: 'd' }],
+      network: [{ id: 'ntp-server-configured', status: 'error', message: 'e' }],
+    };
+    expect(conditionMessages(clusterInfo)).toEqual(['d', 'e']);
   });
 });
