@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SimulatedInstallerBackend } from '../../../src/assisted/installer/simulated-backend.js';
 import { OpenshiftInstallBackend } from '../../../src/assisted/installer/openshift-install-backend.js';
+import { ignitionForHost } from '../../../src/assisted/clusters/credentials.js';
 import { asKube } from '../../../src/assisted/clusters/kinds.js';
 import { host } from './fakes.js';
 import { ACI_REF, CD_REF, CLUSTER_ID, NS, world } from './world.js';
@@ -249,6 +250,12 @@ describe('the ClusterDeployments controller', () => {
       adminKubeconfigSecretRef: { name: 'site-admin-kubeconfig' },
     });
     expect(w.aci().status.progress?.totalPercentage).toBeGreaterThan(10);
+    // The agent API serves each host the ignition of its role.
+    const output = w.controller.installerOutput(CLUSTER_ID)!;
+    const ignitionOf = (id: string) => ignitionForHost(output, w.hosts.hosts.get(id)!);
+    expect(ignitionOf('host-3')?.['role']).toBe('bootstrap');
+    expect(ignitionOf('host-1')?.['role']).toBe('master');
+    expect(ignitionOf('host-5')?.['role']).toBe('worker');
   });
 
   it('holds the installation while holdInstallation is set, and installs once it is cleared', async () => {
