@@ -921,6 +921,7 @@ export function createClusterDeploymentsController(
               return name === undefined || namespace === undefined ? [] : [{ namespace, name }];
             }),
       },
+      // Read on deletion (whose Agents to delete); an InfraEnv's change wakes no cluster.
       { gvk: ClusterGvk.InfraEnv, map: () => [] },
     ],
     reconcile,
