@@ -875,6 +875,8 @@ export function createClusterDeploymentsController(
     // finished clusters keeps no installer output in memory.
     if (DONE.has(pass.installation.record.status)) outputs.delete(clusterId);
     installations.set(pass.installation);
+    // Shutting down or no longer the leader: another replica writes the ACI from here.
+    if (ctx.signal.aborted) return {};
 
     aci.metadata.annotations = {
       ...aci.metadata.annotations,
