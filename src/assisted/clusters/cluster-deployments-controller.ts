@@ -104,12 +104,18 @@ export interface ClusterDeploymentsControllerOptions {
   readonly installations?: ClusterInstallations;
   /** Where installer work directories are made. @default the OS temp directory */
   readonly workDir?: string;
+  /**
+   * Turn an installed cluster into an `adding-hosts` day-2 cluster once its ClusterDeployment
+   * says installed, as upstream does (then `debugInfo.state` ends at `adding-hosts` and
+   * RequirementsMet at ClusterAlreadyInstalling). Off, a finished cluster stays `installed`.
+   * ClusterDeployments installed by other means are imported as `adding-hosts` either way.
+   * @default false
+   */
+  readonly day2AfterInstall?: boolean;
 }
 
 const PRE_INSTALL = new Set(['insufficient', 'pending-for-input', 'ready']);
-const DONE = new Set(['adding-hosts', 'error', 'cancelled']);
-/** Besides INSTALLING, the statuses in which the installer output is read back after a restart. */
-const NEEDS_OUTPUT = new Set(['preparing-for-installation', 'installed']);
+const DONE = new Set(['installed', 'adding-hosts', 'error', 'cancelled']);
 const INSTALLING = new Set(['installing', 'installing-pending-user-action', 'finalizing']);
 
 /** strconv.ParseBool's true values. */
@@ -505,11 +511,13 @@ export function createClusterDeploymentsController(
   };
 
   /**
-   * An installed cluster whose ClusterDeployment says installed becomes a day-2 cluster that
-   * takes more hosts (upstream TransformClusterToDay2: status only, the status info stays).
+   * An installed cluster whose ClusterDeployment said installed when the pass began becomes a
+   * day-2 cluster that takes more hosts, one pass after its completion was published (upstream
+   * TransformClusterToDay2: the status only, the status info stays).
    */
   const toDay2 = (pass: Pass): void => {
     const { record: cluster } = pass.installation;
+    if (options.day2AfterInstall !== true) return;
     if (cluster.status !== 'installed' || pass.cd.spec?.installed !== true) return;
     record(pass, { status: 'adding-hosts', statusUpdatedAt: pass.now.toISOString() });
     installations.set(pass.installation);
@@ -846,7 +854,17 @@ export function createClusterDeploymentsController(
     else pass.manifests = manifests;
 
     const status = pass.installation.record.status;
-    if (pass.output === undefined && (INSTALLING.has(status) || NEEDS_OUTPUT.has(status))) {
+    const published =
+      cd.spec?.installed === true &&
+      aci.spec?.clusterMetadata?.adminPasswordSecretRef !== undefined;
+    // Read back after a restart while still needed: preparing, installing, or installed with
+    // the credentials not yet published.
+    if (
+      pass.output === undefined &&
+      (INSTALLING.has(status) ||
+        status === 'preparing-for-installation' ||
+        (status === 'installed' && !published))
+    ) {
       pass.output = await loadInstallerOutput(
         ctx.writer,
         namespace,

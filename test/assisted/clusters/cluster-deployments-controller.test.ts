@@ -316,9 +316,7 @@ describe('the ClusterDeployments controller', () => {
     await w.reconcile();
     await w.reconcile();
     expect(w.aci().status.debugInfo).toMatchObject({
-      // Installed, then a day-2 cluster once the ClusterDeployment says installed (upstream
-      // TransformClusterToDay2): the status info stays.
-      state: 'adding-hosts',
+      state: 'installed',
       stateInfo: 'Cluster is installed',
     });
     expect(w.condition('Completed')).toMatchObject({
@@ -331,8 +329,7 @@ describe('the ClusterDeployments controller', () => {
       reason: 'InstallationCompleted',
       message: 'The installation has stopped because it completed successfully',
     });
-    // A day-2 cluster's requirements are met (upstream: adding-hosts is ClusterAlreadyInstalling).
-    expect(w.condition('RequirementsMet')?.reason).toBe('ClusterAlreadyInstalling');
+    expect(w.condition('RequirementsMet')?.reason).toBe('ClusterInstallationStopped');
     expect(w.aci().status.progress?.totalPercentage).toBe(100);
     const kubeconfig = w.hub.peek({
       apiVersion: 'v1',
@@ -355,6 +352,7 @@ describe('the ClusterDeployments controller', () => {
       name: 'site-admin-password',
     })!;
     expect(password.metadata.labels?.['hive.openshift.io/secret-type']).toBe('kubeadmincreds');
+    expect(password['type']).toBe('kubeadmincreds');
     expect(w.secret('site-admin-password', 'username')).toBe('kubeadmin');
     expect(w.secret('site-admin-password', 'password')).toBe('abcde-fghij-klmno-pqrst');
     const metadata = {
@@ -383,15 +381,23 @@ describe('the ClusterDeployments controller', () => {
     );
   });
 
-  it('installs a host added after the installation as a day-2 host', async () => {
-    const w = world();
+  it('with day2AfterInstall, turns into a day-2 cluster and installs a host added later', async () => {
+    const w = world({}, { day2AfterInstall: true });
     fiveHosts(w);
     await w.reconcile();
     w.hosts.moveAll(CLUSTER_ID, 'preparing-for-installation', 'preparing-successful');
     await w.reconcile();
     w.hosts.moveAll(CLUSTER_ID, 'installing', 'installed', 'Done');
     await w.reconcile();
-    expect(w.state()).toBe('adding-hosts');
+    // Upstream TransformClusterToDay2: the status moves, the status info stays.
+    expect(w.aci().status.debugInfo).toMatchObject({
+      state: 'adding-hosts',
+      stateInfo: 'Cluster is installed',
+    });
+    expect(w.condition('RequirementsMet')?.reason).toBe('ClusterAlreadyInstalling');
+    expect(w.condition('Completed')?.message).toBe(
+      'The installation has completed: Cluster is installed',
+    );
     w.hosts.add(host('host-6', CLUSTER_ID, { ip: '10.0.0.16', role: 'worker', approved: false }));
     await w.reconcile();
     expect(w.hosts.hosts.get('host-6')?.status).toBe('known');
@@ -523,7 +529,7 @@ describe('the ClusterDeployments controller', () => {
     w.hosts.moveAll(CLUSTER_ID, 'installing', 'installed', 'Done');
     await w.reconcile();
     await w.reconcile();
-    expect(w.state()).toBe('adding-hosts');
+    expect(w.state()).toBe('installed');
     expect(w.installer.configs).toHaveLength(1);
     expect(w.cd().spec.installed).toBe(true);
     // The restarted controller kept the start time and the preparation outcome.

@@ -37,7 +37,7 @@ describe('the controller on the state tables and the real cluster validations', 
     w.hosts.moveAll(CLUSTER_ID, 'installing', 'installed', 'Done');
     await w.reconcile();
     await w.reconcile();
-    expect(w.state()).toBe('adding-hosts');
+    expect(w.state()).toBe('installed');
     expect(w.condition('Completed')?.message).toBe(
       'The installation has completed: Cluster is installed',
     );
@@ -74,7 +74,7 @@ describe('the controller on the state tables and the real cluster validations', 
     expect(w.state()).toBe('installing');
     w.hosts.moveAll(CLUSTER_ID, 'installing', 'installed', 'Done');
     await w.reconcile();
-    expect(w.state()).toBe('adding-hosts');
+    expect(w.state()).toBe('installed');
     expect(w.aci().status.progress?.totalPercentage).toBe(100);
   });
 

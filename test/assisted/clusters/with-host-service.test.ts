@@ -246,8 +246,7 @@ describe('the cluster side with the real host side', () => {
 
     await reconcileCluster();
     await reconcileCluster();
-    // Installed, and a day-2 cluster from then on.
-    expect(state()).toBe('adding-hosts');
+    expect(state()).toBe('installed');
     expect((cluster.peek(CD)?.['spec'] as { installed?: boolean }).installed).toBe(true);
     expect(
       cluster.peek({
