@@ -19,6 +19,7 @@ import type {
   ReconcileResult,
   Request,
 } from '../../bmac/runtime/contract.js';
+import { KubeApiError, KubeUnreachableError } from '../../kube/index.js';
 import type { KubeObject } from '../../kube/index.js';
 import { cidrContains, parseCidr, parseIp } from '../../shared/ip.js';
 import type {
@@ -201,11 +202,18 @@ async function manifestsOf(
 ): Promise<InstallerManifest[] | SyncError> {
   const manifests = new Map<string, string>();
   for (const name of manifestConfigMapNames(aci)) {
-    const configMap = await writer.getLive({
-      ...ClusterGvk.ConfigMap,
-      name,
-      namespace: aci.metadata.namespace ?? '',
-    });
+    let configMap: KubeObject | undefined;
+    try {
+      configMap = await writer.getLive({
+        ...ClusterGvk.ConfigMap,
+        name,
+        namespace: aci.metadata.namespace ?? '',
+      });
+    } catch (err) {
+      // A refused read (RBAC) or an unreachable API server: said in SpecSynced, looked at again.
+      if (!(err instanceof KubeApiError || err instanceof KubeUnreachableError)) throw err;
+      return { kind: 'backend', message: err.message };
+    }
     if (configMap === undefined)
       return { kind: 'backend', message: `configmaps "${name}" not found` };
     for (const [fileName, content] of Object.entries(
