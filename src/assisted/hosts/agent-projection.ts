@@ -28,6 +28,8 @@ export interface StoredHost {
   readonly mediaStatus?: 'connected' | 'disconnected';
   /** The agent's clock (Unix seconds) at its last check-in; kept in memory only. */
   readonly agentTimestamp?: number;
+  /** The agent's log collection (`logs_state`); kept in memory only. */
+  readonly logsState?: 'requested' | 'collecting' | 'completed' | 'timeout' | '';
 }
 
 /** What the host-record annotation holds: the record minus what the Agent shows elsewhere. */

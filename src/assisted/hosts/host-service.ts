@@ -20,7 +20,9 @@ import { systemClock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import type {
   AgentApiBackend,
+  AgentApiBackendExtras,
   InfraEnvRef,
+  LogsState,
   Instruction,
   Outcome,
   StepReply,
@@ -153,7 +155,7 @@ export function bareInstruction(type: StepType): Instruction {
 }
 
 /** The host records and what the agent API asks of them. */
-export class HostService implements AgentApiBackend {
+export class HostService implements AgentApiBackend, AgentApiBackendExtras {
   private readonly hosts = new Map<string, StoredHost>();
   private readonly byCluster = new Map<string, Set<string>>();
   private readonly infraEnvIndex = new Map<string, { namespace: string; name: string }>();
@@ -337,8 +339,8 @@ export class HostService implements AgentApiBackend {
   }
 
   /**
-   * @param agentTimestamp the agent's clock (`timestamp` query, Unix seconds); when the caller
-   *   does not pass it, the arrival time stands in (time-synced then passes)
+   * @param agentTimestamp the agent's clock (`timestamp` query, Unix seconds), when the caller
+   *   has not passed it through {@link agentCheckIn} already
    */
   nextSteps(
     infraEnv: InfraEnvRef,
@@ -353,7 +355,7 @@ export class HostService implements AgentApiBackend {
     this.hosts.set(hostId, {
       ...stored,
       record,
-      agentTimestamp: agentTimestamp ?? Math.floor(now.getTime() / 1000),
+      ...(agentTimestamp !== undefined && { agentTimestamp }),
     });
     const context = this.machineContext(record, now);
     const plan = this.options.machine.nextSteps(record, context);
@@ -461,6 +463,43 @@ export class HostService implements AgentApiBackend {
     return Promise.resolve(
       outcome.ok ? ok(outcome.host) : refusal(outcome.httpStatus, outcome.reason),
     );
+  }
+
+  /**
+   * What a `GET …/instructions` carries besides the call (AgentApiBackendExtras): the agent's
+   * clock (for time-synced) and version. Kept in memory; a new agent version is a change.
+   */
+  agentCheckIn(
+    infraEnv: InfraEnvRef,
+    hostId: string,
+    checkIn: { readonly discoveryAgentVersion?: string; readonly hostTimestamp?: number },
+  ): void {
+    const stored = this.findIn(infraEnv, hostId);
+    if (stored === undefined) return;
+    const version = checkIn.discoveryAgentVersion;
+    const record: HostRecord =
+      version !== undefined && version !== stored.record.discoveryAgentVersion
+        ? { ...stored.record, discoveryAgentVersion: version }
+        : stored.record;
+    const next: StoredHost = {
+      ...stored,
+      record,
+      ...(checkIn.hostTimestamp !== undefined && { agentTimestamp: checkIn.hostTimestamp }),
+    };
+    if (record === stored.record) this.hosts.set(hostId, next);
+    else this.commit(next, stored.record);
+  }
+
+  /** `PUT …/logs-progress` (AgentApiBackendExtras): the host's log collection, kept in memory. */
+  updateLogsProgress(
+    infraEnv: InfraEnvRef,
+    hostId: string,
+    logsState: LogsState,
+  ): Promise<Outcome<undefined>> {
+    const stored = this.findIn(infraEnv, hostId);
+    if (stored === undefined) return Promise.resolve(refusal(404, `host ${hostId} not found`));
+    this.hosts.set(hostId, { ...stored, logsState });
+    return Promise.resolve(ok(undefined));
   }
 
   logsUploaded(infraEnv: InfraEnvRef, hostId: string, now: Date): Promise<Outcome<undefined>> {

@@ -118,8 +118,13 @@ describe('the host side on the core state machine, validations and step builder'
         .get(HOST_ID)
         ?.validationsInfo['network']?.find((v) => v.id === 'time-synced-between-host-and-service');
     expect(validation()?.status).toBe('pending');
-    // The agent's clock is 2 hours behind the service's.
-    await w.service.nextSteps(w.infraEnvRef(), HOST_ID, w.now(), w.now().getTime() / 1000 - 7200);
+    // The agent's clock is 2 hours behind the service's (the agent API's check-in passes it).
+    w.service.agentCheckIn(w.infraEnvRef(), HOST_ID, {
+      hostTimestamp: w.now().getTime() / 1000 - 7200,
+      discoveryAgentVersion: 'v1.1',
+    });
+    await w.service.nextSteps(w.infraEnvRef(), HOST_ID, w.now());
+    expect(w.service.get(HOST_ID)?.discoveryAgentVersion).toBe('v1.1');
     w.monitor().runOnce();
     expect(validation()?.status).toBe('failure');
     await w.service.nextSteps(w.infraEnvRef(), HOST_ID, w.now(), w.now().getTime() / 1000);

@@ -263,6 +263,18 @@ describe('step replies', () => {
     ]);
   });
 
+  it('logs progress is taken for a known host and refused with 404 for another', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered();
+    expect(await w.service.updateLogsProgress(w.infraEnvRef(), HOST_ID, 'collecting')).toEqual({
+      ok: true,
+      value: undefined,
+    });
+    expect(
+      await w.service.updateLogsProgress(w.infraEnvRef(), 'nobody', 'completed'),
+    ).toMatchObject({ ok: false, httpStatus: 404 });
+  });
+
   it('a failed install step puts the host in error', async () => {
     const w = new World(
       infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
