@@ -275,8 +275,10 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
     }
 
     const nowIso = now.toISOString();
-    const day2 = cluster?.status === 'adding-hosts';
-    const kind = day2 ? HostKind.AddToExistingClusterHost : HostKind.Host;
+    const kind =
+      previous?.kind ??
+      (cluster?.status === 'adding-hosts' ? HostKind.AddToExistingClusterHost : HostKind.Host);
+    const day2 = kind === HostKind.AddToExistingClusterHost;
     let role: HostRole = HostRole.AutoAssign;
     let bootstrap = false;
     if (day2) role = HostRole.Worker;
@@ -321,11 +323,11 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
         type: 'RegisterHost',
         ...(discoveryAgentVersion !== undefined && { discoveryAgentVersion }),
       },
-      this.machineContext(registering, now),
+      { ...this.machineContext(registering, now), day2 },
     );
     if (!outcome.ok) return refusal(outcome.httpStatus === 409 ? 409 : 400, outcome.reason);
 
-    const stored: StoredHost = { record: outcome.host, kind };
+    const stored: StoredHost = { ...previous, record: outcome.host, kind };
     if (existing !== undefined && previous === undefined) this.forget(existing.record.id);
     this.commit(stored, previous?.record);
     try {

@@ -135,6 +135,25 @@ describe('the host side on the core state machine, validations and step builder'
     });
   });
 
+  it('a host registering to an installed cluster adding hosts is a day-2 worker', async () => {
+    const w = coreWorld();
+    w.clusters.records.set('cd-uid-1', {
+      ...snoCluster(),
+      highAvailabilityMode: 'Full',
+      controlPlaneAgents: 3,
+      status: 'adding-hosts',
+    });
+    await w.registered();
+    expect(w.service.get(HOST_ID)).toMatchObject({
+      status: HostStatus.Discovering,
+      role: 'worker',
+      suggestedRole: 'worker',
+      bootstrap: false,
+      machineConfigPool: 'worker',
+    });
+    expect(w.status()).toMatchObject({ kind: 'AddToExistingClusterHost', role: 'worker' });
+  });
+
   it('after the inventory the Agent shows the real validations, and its conditions quote them', async () => {
     const w = coreWorld();
     await w.registered(inventory(8));
