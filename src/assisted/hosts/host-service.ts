@@ -602,6 +602,21 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
     return stored;
   }
 
+  /**
+   * Rebuilds every host whose Agent the cache holds and memory does not (after a restart):
+   * call it once the caches have synced, before anything reads hosts by cluster; the monitor
+   * also calls it each round. Nothing is written. @returns how many were restored
+   */
+  restoreAll(now: Date = this.now()): number {
+    let count = 0;
+    for (const agent of this.options.reader.list(Gvk.Agent)) {
+      if (this.hosts.has(agent.metadata.name)) continue;
+      if (agent.metadata['deletionTimestamp'] !== undefined) continue;
+      if (this.restore(agent, now) !== undefined) count++;
+    }
+    return count;
+  }
+
   /** Forgets a host (its Agent is being deleted: upstream's deregister). */
   deregister(hostId: string): void {
     this.forget(hostId);

@@ -448,6 +448,17 @@ describe('restart', () => {
     expect(w.condition('Installed')).toMatchObject({ status: 'True' });
   });
 
+  it('restoreAll rebuilds every host from the cache at once, so its cluster sees it before any Agent pass', async () => {
+    const w = await knownSnoHost();
+    w.restart();
+    expect(w.service.hostsOfCluster('cd-uid-1')).toEqual([]);
+    const mark = w.cluster.writes.length;
+    expect(w.service.restoreAll()).toBe(1);
+    expect(w.service.hostsOfCluster('cd-uid-1').map((h) => h.id)).toEqual([HOST_ID]);
+    expect(w.service.restoreAll()).toBe(0);
+    expect(w.writesSince(mark)).toEqual([]);
+  });
+
   it('after a restart every agent gets the full timeout to check in again', async () => {
     const w = await knownSnoHost();
     w.clock.advance(4 * 60_000);
