@@ -7,7 +7,7 @@
  * inventories matching the SiteConfig's nodes, answer their steps and report install stages.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -174,6 +174,9 @@ export async function startAssistedController(
   const stop = new AbortController();
   const lines: Record<string, unknown>[] = [];
   const cacheDir = mkdtempSync(join(tmpdir(), 'siteforge-assisted-images-'));
+  // The core makes installer work directories in <image cache>/assisted/installer without
+  // creating it (reported); made here so the installs can be tested meanwhile.
+  mkdirSync(join(cacheDir, 'assisted', 'installer'), { recursive: true });
   let failure: unknown;
   const done = runController(
     {
@@ -277,6 +280,11 @@ spec:
     - clusterName: ${name}
       machineNetwork:
         - cidr: 10.0.0.0/24
+      clusterNetwork:
+        - cidr: 10.128.0.0/14
+          hostPrefix: 23
+      serviceNetwork:
+        - 172.30.0.0/16
       nodes:
         - hostName: ${node.hostname}
           role: master
