@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Gvk } from '../../../src/bmac/api.js';
 import { AGENT_FINALIZER, AgentAnnotation } from '../../../src/assisted/hosts/agent-names.js';
+import { HostMonitor } from '../../../src/assisted/hosts/host-monitor.js';
 import { HostStage, HostStatus } from '../../../src/assisted/model.js';
 import {
   HOST_ID,
@@ -393,6 +394,25 @@ describe('disconnection', () => {
     monitor.runOnce();
     await w.flush();
     expect(w.condition('Connected')).toMatchObject({ status: 'True', reason: 'AgentIsConnected' });
+  });
+
+  it('a standby does not monitor: hosts keep their status until it leads', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered(inventory());
+    let leading = false;
+    const monitor = new HostMonitor({
+      hosts: w.service,
+      clock: w.clock,
+      log: w.log,
+      isLeader: () => leading,
+    });
+    monitor.start();
+    w.clock.advance(4 * 60_000);
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.KnownUnbound);
+    leading = true;
+    w.clock.advance(10_000);
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.DisconnectedUnbound);
+    monitor.stop();
   });
 
   it('the monitor started with start() runs on the clock and stops with stop()', async () => {
