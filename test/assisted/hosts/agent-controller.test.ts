@@ -118,6 +118,32 @@ describe('Agent spec flowing into the host', () => {
     expect(w.service.get(HOST_ID)?.clusterId).toBe('cd-uid-1');
   });
 
+  it('a bound host gets its events URL from the InfraEnv one (same base and token), an unbound one none', async () => {
+    const w = new World(
+      {
+        ...infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
+        status: {
+          debugInfo: {
+            eventsURL:
+              'https://hub.example.com:8090/api/assisted-install/v2/events?infra_env_id=ie-uid-1&api_key=eyJ.tok.en',
+          },
+        },
+      },
+      clusterDeployment(),
+    );
+    w.clusters.records.set('cd-uid-1', snoCluster());
+    await w.registered();
+    expect(w.status()['debugInfo']).toMatchObject({
+      eventsURL: `https://hub.example.com:8090/api/assisted-install/v2/events?host_id=${HOST_ID}&api_key=eyJ.tok.en`,
+    });
+    const unbound = new World(infraEnvObject());
+    await unbound.registered();
+    expect(unbound.status()['debugInfo']).toEqual({
+      state: 'discovering-unbound',
+      stateInfo: 'Waiting for host to send hardware details',
+    });
+  });
+
   it('setting a cluster reference binds an unbound host; the Bound condition follows', async () => {
     const w = new World(infraEnvObject(), clusterDeployment());
     await w.registered(inventory(4));
