@@ -277,7 +277,8 @@ export function restoreHost(
     (parseJson(annotations[AgentAnnotation.ValidationsInfo]) as ValidationsInfo | undefined) ??
     (status['validationsInfo'] as ValidationsInfo | undefined) ??
     {};
-  const persisted = parseJson(annotations[AgentAnnotation.HostRecord]) as PersistedHost | undefined;
+  const persisted = parseJson(annotations[AgentAnnotation.HostRecord]) as
+    Partial<PersistedHost> | undefined;
   const nowIso = now.toISOString();
   const base = {
     id: agent.metadata.name,
@@ -289,11 +290,28 @@ export function restoreHost(
   };
   // The agent's clock is not known either: as for checkedInAt, the restart time stands in.
   const agentTimestamp = Math.floor(now.getTime() / 1000);
-  if (persisted !== undefined) {
+  // A usable host-record annotation (one a person or an older release wrote may lack fields).
+  const persistedStatus = persisted?.status;
+  if (persisted !== undefined && persistedStatus !== undefined && STATUSES.has(persistedStatus)) {
     const { kind, mediaStatus, ...rest } = persisted;
+    const nowIso = now.toISOString();
     return {
-      record: { ...rest, ...base, infraEnvId },
-      kind,
+      record: {
+        statusInfo: '',
+        statusUpdatedAt: nowIso,
+        role: HostRole.AutoAssign,
+        suggestedRole: HostRole.AutoAssign,
+        bootstrap: false,
+        approved: spec(agent)['approved'] === true,
+        registeredAt: nowIso,
+        progress: {},
+        stepResults: {},
+        ...rest,
+        status: persistedStatus,
+        ...base,
+        infraEnvId,
+      },
+      kind: kind === HostKind.AddToExistingClusterHost ? kind : HostKind.Host,
       agentTimestamp,
       ...(mediaStatus !== undefined && { mediaStatus }),
     };

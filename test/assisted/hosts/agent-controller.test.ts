@@ -518,6 +518,29 @@ describe('restart', () => {
     expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.Disconnected);
   });
 
+  it('a host-record annotation missing fields (edited by hand) still restores a whole host', async () => {
+    const w = new World(infraEnvObject(), {
+      ...Gvk.Agent,
+      metadata: {
+        name: HOST_ID,
+        namespace: NS,
+        labels: { 'infraenvs.agent-install.openshift.io': 'sno-1' },
+        annotations: { [AgentAnnotation.HostRecord]: '{"status":"known-unbound"}' },
+        finalizers: [AGENT_FINALIZER],
+      },
+      spec: { approved: true, role: '' },
+    });
+    await w.reconcile();
+    expect(w.service.get(HOST_ID)).toMatchObject({
+      status: HostStatus.KnownUnbound,
+      approved: true,
+      progress: {},
+      stepResults: {},
+    });
+    expect(() => w.monitor().runOnce()).not.toThrow();
+    expect(w.condition('Connected')).toMatchObject({ status: 'True' });
+  });
+
   it('an Agent written by upstream (annotations only) is restored from them', async () => {
     const w = new World(infraEnvObject(), {
       ...Gvk.Agent,
