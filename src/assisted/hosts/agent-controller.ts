@@ -190,6 +190,8 @@ async function reconcileAgent(
     }),
   };
   const metadata = projectMetadata(projection);
+  // Shutting down or no longer the leader: another replica writes from here on.
+  if (ctx.signal.aborted) return {};
   let latest = agent;
   if (!same(metadata, agent.metadata) || !same(spec, agent['spec'])) {
     latest = await ctx.writer.update({ ...agent, metadata, spec });
