@@ -35,7 +35,7 @@ export interface StoredHost {
 /** What the host-record annotation holds: the record minus what the Agent shows elsewhere. */
 type PersistedHost = Omit<
   HostRecord,
-  'id' | 'namespace' | 'infraEnvName' | 'inventory' | 'validationsInfo'
+  'id' | 'namespace' | 'infraEnvName' | 'inventory' | 'validationsInfo' | 'approved'
 > & { readonly kind: HostKind; readonly mediaStatus?: 'connected' | 'disconnected' };
 
 /** The annotation's JSON for a host; `checkedInAt` is as of this write (never a reason to write). */
@@ -50,6 +50,8 @@ export function persistHost(host: StoredHost): string {
   delete record['infraEnvName'];
   delete record['inventory'];
   delete record['validationsInfo'];
+  // The Agent's spec.approved says it (and is always synced): approving costs no metadata write.
+  delete record['approved'];
   const persisted = record as PersistedHost;
   return JSON.stringify(persisted);
 }
@@ -302,11 +304,11 @@ export function restoreHost(
         role: HostRole.AutoAssign,
         suggestedRole: HostRole.AutoAssign,
         bootstrap: false,
-        approved: spec(agent)['approved'] === true,
         registeredAt: nowIso,
         progress: {},
         stepResults: {},
         ...rest,
+        approved: spec(agent)['approved'] === true,
         status: persistedStatus,
         ...base,
         infraEnvId,

@@ -372,6 +372,16 @@ describe('write coalescing', () => {
     expect(w.writesSince(stage).length).toBe(2);
   });
 
+  it('approving an Agent costs the controller one status write', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered(inventory());
+    await w.editSpec({ approved: true });
+    const mark = w.cluster.writes.length;
+    await w.reconcile();
+    expect(w.writesSince(mark)).toEqual([`updateStatus Agent ${NS}/${HOST_ID}`]);
+    expect(w.service.get(HOST_ID)?.approved).toBe(true);
+  });
+
   it('a new host costs one create and one status write', async () => {
     const w = new World(infraEnvObject());
     await w.registered();
