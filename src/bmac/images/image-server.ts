@@ -109,12 +109,17 @@ export interface ImageServer {
    */
   readSource<T>(
     sourceUrl: string,
-    use: (
-      reader: PositionalReader,
-      blob: { readonly sha256: string; readonly size: number },
-    ) => Promise<T>,
+    use: (reader: PositionalReader, blob: SourceBlob) => Promise<T>,
   ): Promise<T>;
   stop(): Promise<void>;
+}
+
+/** A cached source's blob, as {@link ImageServer.readSource} shows it. */
+export interface SourceBlob {
+  readonly sha256: string;
+  readonly size: number;
+  /** Its file, for a tool that reads it (e.g. xorriso); valid only while `use` runs. */
+  readonly path: string;
 }
 
 /** Positional reads of an image (a FileHandle's, or one with an overlay laid over it). */
@@ -521,10 +526,7 @@ class ImageServerImpl implements ImageServer {
 
   async readSource<T>(
     sourceUrl: string,
-    use: (
-      reader: PositionalReader,
-      blob: { readonly sha256: string; readonly size: number },
-    ) => Promise<T>,
+    use: (reader: PositionalReader, blob: SourceBlob) => Promise<T>,
   ): Promise<T> {
     const ref = await this.register(sourceUrl);
     for (let attempt = 1; ; attempt++) {
@@ -545,7 +547,7 @@ class ImageServerImpl implements ImageServer {
                 read: (buffer, offset, length, position) =>
                   shared.read(buffer, offset, length, position),
               },
-              { sha256: lease.sha256, size: lease.entry.size },
+              { sha256: lease.sha256, size: lease.entry.size, path: this.blobPath(lease.sha256) },
             );
           }
         } finally {
