@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, get as httpGet } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyOverlay, overlayOf, startImageServer } from '../../../src/bmac/images/index.js';
 
@@ -133,6 +134,27 @@ describe('image server overlays', () => {
           return { head: buffer, size: blob.size };
         }),
       ).toEqual({ head: base.subarray(100, 116), size: base.length });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('serves an image SiteForge made (a file: source), and says so when the file is gone', async () => {
+    const local = join(dir, 'template.iso');
+    writeFileSync(local, base.subarray(0, 100_000));
+    const server = await startImageServer({ cacheDir: join(dir, 'cache-file'), key });
+    try {
+      const url = await server.urlForOverlay(pathToFileURL(local).href, overlay);
+      const got = await get(url);
+      const want = Buffer.from(base.subarray(0, 100_000));
+      applyOverlay(overlay, want, 0);
+      expect(got.status).toBe(200);
+      expect(got.body.equals(want)).toBe(true);
+      const gone = await get(await server.urlFor(pathToFileURL(join(dir, 'gone.iso')).href));
+      expect(gone.status).toBe(502);
+      await expect(server.prefetch(pathToFileURL(join(dir, 'gone.iso')).href)).rejects.toThrow(
+        /gone\.iso cannot be read: ENOENT/,
+      );
     } finally {
       await server.stop();
     }
