@@ -60,7 +60,12 @@ export interface DiscoveryIsoStore {
 
 /** Options of {@link ImageServerDiscoveryIsos}. */
 export interface ImageServerDiscoveryIsosOptions {
-  /** How long an ISO URL works. @default 7 days */
+  /**
+   * How long an ISO URL works. By default it never expires, as assisted-service's local-auth
+   * image URLs (a JWT without `exp`): the same content always gets the same URL, so the
+   * InfraEnv's `isoDownloadURL` and `createdTime` move only when the content does.
+   * @default Infinity
+   */
   readonly ttlSeconds?: number;
   /** Serve minimal ISOs: templates built with this xorriso into `templateDir`. @default full ISOs only */
   readonly minimal?: { readonly xorriso: string; readonly templateDir: string };
@@ -86,7 +91,7 @@ export class ImageServerDiscoveryIsos implements DiscoveryIsoStore {
     private readonly options: ImageServerDiscoveryIsosOptions = {},
   ) {
     this.minimalIso = options.minimal !== undefined;
-    this.ttlSeconds = options.ttlSeconds ?? 7 * 86_400;
+    this.ttlSeconds = options.ttlSeconds ?? Infinity;
   }
 
   /**

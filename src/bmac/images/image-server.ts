@@ -99,7 +99,9 @@ export interface ImageServer {
    * ISO with an InfraEnv's ignition and kernel arguments). The base is downloaded and cached
    * once, whatever the number of overlays; each overlay is kept as a small reference file, so
    * the URL survives a restart. Served with ranges; its ETag names base and overlay.
-   * @param ttlSeconds how long the URL works @default 86_400
+   * @param ttlSeconds how long the URL works; `Infinity` for a URL that never expires, the same
+   *   for the same source and overlay whenever it is asked for (a status field that must not
+   *   change on every pass) @default 86_400
    */
   urlForOverlay(sourceUrl: string, overlay: ImageOverlay, ttlSeconds?: number): Promise<string>;
   /**
@@ -134,6 +136,8 @@ export interface PositionalReader {
 
 /** Size of a response's reads and socket writes. */
 const SLAB = 1 << 20;
+/** The expiry of a URL that never expires: 2106, the last second a u32 holds. */
+const NEVER_EXPIRES = 0xffff_ffff;
 
 /** A blob in the cache, as the server tracks it. */
 interface CacheEntry {
@@ -517,10 +521,9 @@ class ImageServerImpl implements ImageServer {
       await writeFile(this.refPath(ref), JSON.stringify(record));
       this.refs.set(ref, record);
     }
-    const token = signImageToken(
-      { ref, expiresAt: Math.floor(this.clock.now() / 1000) + ttlSeconds },
-      this.options.key,
-    );
+    const expiresAt =
+      ttlSeconds === Infinity ? NEVER_EXPIRES : Math.floor(this.clock.now() / 1000) + ttlSeconds;
+    const token = signImageToken({ ref, expiresAt }, this.options.key);
     return `${this.options.publicOrigin ?? this.origin}/images/${token}.iso`;
   }
 

@@ -159,4 +159,22 @@ describe('image server overlays', () => {
       await server.stop();
     }
   });
+
+  it('gives a never-expiring overlay URL that stays the same over time', async () => {
+    let now = Date.parse('2026-11-25T10:00:00Z');
+    const clock = { now: () => now, sleep: () => Promise.resolve() };
+    const server = await startImageServer({ cacheDir: join(dir, 'cache-clock'), key, clock });
+    try {
+      const forever = await server.urlForOverlay(sourceUrl, overlay, Infinity);
+      const day = await server.urlForOverlay(sourceUrl, overlay);
+      now += 3_600_000;
+      expect(await server.urlForOverlay(sourceUrl, overlay, Infinity)).toBe(forever);
+      expect(await server.urlForOverlay(sourceUrl, overlay)).not.toBe(day);
+      now += 30 * 86_400_000;
+      expect((await get(forever)).status).toBe(200);
+      expect((await get(day)).status).toBe(404);
+    } finally {
+      await server.stop();
+    }
+  });
 });
