@@ -6,7 +6,6 @@
  * what a user sees on the Agent, AgentClusterInstall, ClusterDeployment and Secrets.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/kube/index.js';
 import {
   ACI,
   CLUSTER_DEPLOYMENT,
@@ -190,8 +189,8 @@ describe('a single-node site installed by the assisted core', () => {
     expect(metadata['infraID']).toBe(cd?.metadata['uid']);
     expect(field(cd, 'spec', 'clusterMetadata')).toEqual(metadata);
 
-    const kubeconfig = (await get(SECRET, `${site.name}-admin-kubeconfig`)) as KubeObject;
-    const password = (await get(SECRET, `${site.name}-admin-password`)) as KubeObject;
+    const kubeconfig = (await get(SECRET, `${site.name}-admin-kubeconfig`))!;
+    const password = (await get(SECRET, `${site.name}-admin-password`))!;
     expect(kubeconfig.metadata.labels).toMatchObject({
       'hive.openshift.io/secret-type': 'kubeconfig',
       'hive.openshift.io/cluster-deployment-name': site.name,
