@@ -3,6 +3,7 @@
  * the agent's log upload (`upfile`, a tar.gz of up to 250 MB upstream): the file goes to disk
  * as it arrives, never whole into memory, and the body is cut off at a byte budget.
  */
+import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -51,7 +52,8 @@ export async function storeMultipartField(
   target: string,
   maxBytes: number,
 ): Promise<MultipartResult> {
-  const partial = `${target}.partial`;
+  // A name of its own per upload: two uploads of one host never write the same file.
+  const partial = `${target}.${randomUUID()}.partial`;
   const out = createWriteStream(partial);
   const opening = Buffer.from(`--${boundary}`);
   const delimiter = Buffer.from(`\r\n--${boundary}`);

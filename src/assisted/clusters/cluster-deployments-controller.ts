@@ -8,12 +8,13 @@
  * credentials Secrets, `spec.clusterMetadata` and `ClusterDeployment.spec.installed`. Every pass
  * ends with the ACI conditions of §3.3 written in one status update.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {
   Controller,
   ObjectReader,
+  ObjectWriter,
   ReconcileContext,
   ReconcileResult,
   Request,
@@ -23,9 +24,11 @@ import { cidrContains, parseCidr, parseIp } from '../../shared/ip.js';
 import type {
   InstallerAvailability,
   InstallerBackend,
+  InstallerManifest,
   InstallerOutput,
 } from '../installer/installer-backend.js';
 import type { ClusterRecord, HostRecord } from '../model.js';
+import { connectivityMajorityGroups } from '../validations/index.js';
 import { ClusterEventLog, ClusterEventText } from './cluster-events.js';
 import { ClusterInstallations } from './cluster-installations.js';
 import {
@@ -75,7 +78,8 @@ export const CLUSTER_DEPLOYMENTS_CONTROLLER = 'clusterdeployments-controller';
 
 /** How often a cluster is looked at again, by phase (host changes wake it sooner via Agents). */
 export const ClusterRequeueMs = {
-  preInstall: 60_000,
+  /** Host changes wake a cluster at once (the host service enqueues it): this is a backstop. */
+  preInstall: 300_000,
   preparing: 5_000,
   installing: 30_000,
   installerUnavailable: 30_000,
@@ -168,6 +172,65 @@ function readyToInstall(counts: AgentCounts & { known: number }): boolean {
   );
 }
 
+/** The names of the ACI's manifests ConfigMaps: `manifestsConfigMapRefs`, else the older single ref. */
+export function manifestConfigMapNames(aci: AgentClusterInstall): string[] {
+  const spec = aci.spec ?? {};
+  const refs = spec['manifestsConfigMapRefs'] as { name?: string }[] | undefined;
+  if (refs !== undefined) return refs.map((r) => r.name ?? '');
+  const ref = spec['manifestsConfigMapRef'] as { name?: string } | undefined;
+  return ref?.name === undefined ? [] : [ref.name];
+}
+
+/**
+ * The extra manifests of the ACI, one per ConfigMap key, or why they cannot be read. The
+ * ConfigMaps are read live (a hub has many ConfigMaps: none is cached); a change to one is seen
+ * on the cluster's next pass.
+ */
+async function manifestsOf(
+  writer: ObjectWriter,
+  aci: AgentClusterInstall,
+): Promise<InstallerManifest[] | SyncError> {
+  const manifests = new Map<string, string>();
+  for (const name of manifestConfigMapNames(aci)) {
+    const configMap = await writer.getLive({
+      ...ClusterGvk.ConfigMap,
+      name,
+      namespace: aci.metadata.namespace ?? '',
+    });
+    if (configMap === undefined)
+      return { kind: 'backend', message: `configmaps "${name}" not found` };
+    for (const [fileName, content] of Object.entries(
+      (configMap['data'] ?? {}) as Record<string, string>,
+    )) {
+      if (manifests.has(fileName))
+        return {
+          kind: 'backend',
+          message: `Conflict in manifest names ('${fileName}' is not unique)`,
+        };
+      manifests.set(fileName, content);
+    }
+  }
+  return [...manifests].map(([fileName, content]) => ({ fileName, content }));
+}
+
+function sortedKeys<T>(record: Readonly<Record<string, T>>): Record<string, T> {
+  return Object.fromEntries(
+    Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
+}
+
+/**
+ * `status.connectivityMajorityGroups`: upstream's marshalled `network.Connectivity` (keys in Go's
+ * map order), recomputed only before the installation as upstream.
+ */
+export function majorityGroupsText(hosts: readonly HostRecord[]): string {
+  const connectivity = connectivityMajorityGroups(hosts);
+  return JSON.stringify({
+    majority_groups: sortedKeys(connectivity.majorityGroups),
+    l3_connected_addresses: sortedKeys(connectivity.l3ConnectedAddresses),
+  });
+}
+
 /** Statuses from the installation's start on. */
 const STARTED = new Set([
   'installing',
@@ -214,6 +277,8 @@ interface Pass {
   availability: InstallerAvailability;
   syncError: SyncError | undefined;
   pullSecret: string;
+  releaseImage: string;
+  manifests: readonly InstallerManifest[];
   requeueAfterMs?: number;
 }
 
@@ -320,12 +385,20 @@ export function createClusterDeploymentsController(
       ...(pass.aci.spec?.proxy !== undefined && { proxy: pass.aci.spec.proxy }),
       overrides: pass.installation.installConfigOverrides,
     });
-    const dir = await mkdtemp(join(options.workDir ?? tmpdir(), `assisted-${cluster.name}-`));
+    const root = options.workDir ?? tmpdir();
+    await mkdir(root, { recursive: true });
+    const dir = await mkdtemp(join(root, `assisted-${cluster.name}-`));
     try {
-      const output = await options.installer.generate(installConfigYaml(config), [], dir, {
-        singleNode: cluster.highAvailabilityMode === 'None',
-        signal: pass.ctx.signal,
-      });
+      const output = await options.installer.generate(
+        installConfigYaml(config),
+        pass.manifests,
+        dir,
+        {
+          singleNode: cluster.highAvailabilityMode === 'None',
+          ...(pass.releaseImage !== '' && { releaseImage: pass.releaseImage }),
+          signal: pass.ctx.signal,
+        },
+      );
       await storeInstallerOutput(pass.ctx.writer, pass.cd, output, pass.now);
       outputs.set(cluster.id, output);
       pass.output = output;
@@ -371,7 +444,8 @@ export function createClusterDeploymentsController(
     counts: AgentCounts & { known: number },
   ): Promise<void> => {
     const { record: cluster } = pass.installation;
-    if (cluster.status !== 'ready' || isOnHold(pass.aci, pass.cd)) return;
+    // A spec that could not be applied (overrides, manifests) does not start an installation.
+    if (cluster.status !== 'ready' || isOnHold(pass.aci, pass.cd) || pass.syncError) return;
     if (!pass.availability.available) {
       pass.requeueAfterMs = ClusterRequeueMs.installerUnavailable;
       return;
@@ -509,6 +583,9 @@ export function createClusterDeploymentsController(
       controlPlaneAgentsReady: ready(masters),
       workerAgentsDiscovered: workers.length,
       workerAgentsReady: ready(workers),
+      connectivityMajorityGroups: PRE_INSTALL.has(cluster.status)
+        ? majorityGroupsText(pass.hosts)
+        : (previous.connectivityMajorityGroups ?? ''),
       machineNetwork: cluster.machineNetworks.map((cidr) => ({ cidr })),
       apiVIP: vips.api[0] ?? '',
       apiVIPs: [...vips.api],
@@ -587,7 +664,7 @@ export function createClusterDeploymentsController(
   const releaseImageOf = (
     ctx: ReconcileContext,
     aci: AgentClusterInstall,
-  ): { version: string } | SyncError => {
+  ): { version: string; image: string } | SyncError => {
     const name = aci.spec?.imageSetRef?.name;
     if (name === undefined || name === '')
       return {
@@ -603,6 +680,7 @@ export function createClusterDeploymentsController(
       };
     return {
       version: versionOfReleaseImage(draft<ClusterImageSet>(object).spec?.releaseImage ?? ''),
+      image: draft<ClusterImageSet>(object).spec?.releaseImage ?? '',
     };
   };
 
@@ -698,7 +776,7 @@ export function createClusterDeploymentsController(
       cd,
       aci,
       release.version,
-      true,
+      pullSecret.value !== '',
       installations.get(clusterId),
       now,
     );
@@ -714,6 +792,8 @@ export function createClusterDeploymentsController(
       availability: await options.installer.availability(),
       syncError: undefined,
       pullSecret: pullSecret.value,
+      releaseImage: release.image,
+      manifests: [],
     };
 
     // install-config overrides: a bad annotation is the user's error; the last good one stays.
@@ -728,6 +808,10 @@ export function createClusterDeploymentsController(
         pass.syncError = { kind: 'input', message: err.message };
       }
     }
+    // The ACI's manifests ConfigMaps (upstream getClusterDeploymentManifest).
+    const manifests = await manifestsOf(ctx.writer, aci);
+    if ('kind' in manifests) pass.syncError ??= manifests;
+    else pass.manifests = manifests;
 
     const status = pass.installation.record.status;
     if (pass.output === undefined && !PRE_INSTALL.has(status)) {

@@ -16,6 +16,7 @@ export const ClusterGvk = {
   Agent: { apiVersion: 'agent-install.openshift.io/v1beta1', kind: 'Agent' },
   InfraEnv: { apiVersion: 'agent-install.openshift.io/v1beta1', kind: 'InfraEnv' },
   Secret: { apiVersion: 'v1', kind: 'Secret' },
+  ConfigMap: { apiVersion: 'v1', kind: 'ConfigMap' },
 } as const satisfies Record<string, GroupVersionKind>;
 
 /** Finalizers (assisted.md §8). */

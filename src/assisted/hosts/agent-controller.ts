@@ -20,6 +20,7 @@ import type { SpecSyncError } from './agent-conditions.js';
 import { projectMetadata, projectStatus } from './agent-projection.js';
 import { AGENT_FINALIZER } from './agent-names.js';
 import { syncAgentSpec } from './agent-spec-sync.js';
+import { jsonEqual } from './deep-equal.js';
 import type { HostService } from './host-service.js';
 
 /** The controller's name, as upstream's. */
@@ -72,7 +73,7 @@ function finalizersOf(object: KubeObject): readonly string[] {
 }
 
 function same(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return jsonEqual(a, b);
 }
 
 /** The Agent controller. */

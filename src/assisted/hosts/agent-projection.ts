@@ -15,6 +15,7 @@ import {
   type SpecSyncError,
 } from './agent-conditions.js';
 import { AGENT_FINALIZER, AgentAnnotation, HostKind, INVENTORY_VERSION } from './agent-names.js';
+import { jsonEqual } from './deep-equal.js';
 import { agentInventory, inventoryLabels } from './inventory.js';
 
 type Json = Record<string, unknown>;
@@ -60,7 +61,7 @@ export function persistedDiffers(a: string | undefined, b: string | undefined): 
     const pb = JSON.parse(b) as Json;
     delete pa['checkedInAt'];
     delete pb['checkedInAt'];
-    return JSON.stringify(pa) !== JSON.stringify(pb);
+    return !jsonEqual(pa, pb);
   } catch {
     return true;
   }
@@ -268,9 +269,11 @@ export function restoreHost(
   if (infraEnvName === undefined) return undefined;
   const status = statusOf(agent);
   const inventory = parseJson(annotations[AgentAnnotation.Inventory]) as WireInventory | undefined;
+  // The annotation first: it keeps the key order it was written with (the status comes back
+  // re-encoded), so the restored record projects to the very same annotation.
   const validationsInfo =
-    (status['validationsInfo'] as ValidationsInfo | undefined) ??
     (parseJson(annotations[AgentAnnotation.ValidationsInfo]) as ValidationsInfo | undefined) ??
+    (status['validationsInfo'] as ValidationsInfo | undefined) ??
     {};
   const persisted = parseJson(annotations[AgentAnnotation.HostRecord]) as PersistedHost | undefined;
   const nowIso = now.toISOString();

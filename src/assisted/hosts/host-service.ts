@@ -39,6 +39,7 @@ import type { StoredHost } from './agent-projection.js';
 import { projectMetadata, restoreHost } from './agent-projection.js';
 import { AGENT_FINALIZER, HostKind } from './agent-names.js';
 import { INVENTORY_UPDATABLE } from './host-statuses.js';
+import { jsonEqual } from './deep-equal.js';
 import { diskIdentifier, findDisk, normalizeInventory } from './inventory.js';
 import type {
   ClusterDirectory,
@@ -113,7 +114,7 @@ export function recordChanged(a: HostRecord | undefined, b: HostRecord): boolean
     const vb = (b as unknown as Record<string, unknown>)[key];
     if (va === vb) continue;
     if (typeof va !== 'object' || typeof vb !== 'object' || va === null || vb === null) return true;
-    if (JSON.stringify(va) !== JSON.stringify(vb)) return true;
+    if (!jsonEqual(va, vb)) return true;
   }
   return false;
 }
@@ -417,7 +418,7 @@ export class HostService implements AgentApiBackend {
     const field = STEP_RESULT_FIELD[reply.stepType];
     if (field !== undefined) {
       const previous = host.stepResults[field];
-      if (JSON.stringify(previous) !== JSON.stringify(output))
+      if (!jsonEqual(previous, output))
         this.replace(
           stored,
           { ...host, stepResults: { ...host.stepResults, [field]: output } },
@@ -624,8 +625,7 @@ export class HostService implements AgentApiBackend {
       ...(stored?.agentTimestamp !== undefined && { agentTimestamp: stored.agentTimestamp }),
       ...(stored?.mediaStatus !== undefined && { mediaStatus: stored.mediaStatus }),
     });
-    const validationsInfo =
-      JSON.stringify(fresh) === JSON.stringify(host.validationsInfo) ? host.validationsInfo : fresh;
+    const validationsInfo = jsonEqual(fresh, host.validationsInfo) ? host.validationsInfo : fresh;
     const validated: HostRecord =
       validationsInfo === host.validationsInfo ? host : { ...host, validationsInfo };
     const outcome = this.options.machine.apply(

@@ -43,6 +43,16 @@ export type InstallerAvailability =
   | { readonly available: true; readonly description: string }
   | { readonly available: false; readonly reason: string };
 
+/** How to generate. */
+export interface GenerateOptions {
+  /** A single-node cluster: bootstrap-in-place ignition. */
+  readonly singleNode: boolean;
+  /** The cluster's OpenShift release image (the ClusterImageSet's). @default the installer's own */
+  readonly releaseImage?: string;
+  /** Aborts a running generation (shutdown, lost leadership). */
+  readonly signal?: AbortSignal;
+}
+
 /** Turns an install-config into ignition and credentials. */
 export interface InstallerBackend {
   /** `openshift-install` or `simulated`. */
@@ -58,7 +68,7 @@ export interface InstallerBackend {
     installConfig: string,
     manifests: readonly InstallerManifest[],
     workDir: string,
-    options: { readonly singleNode: boolean; readonly signal?: AbortSignal },
+    options: GenerateOptions,
   ): Promise<InstallerOutput>;
 }
 

@@ -14,6 +14,7 @@ import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InstallerError } from './installer-backend.js';
 import type {
+  GenerateOptions,
   IgnitionV3,
   InstallerAvailability,
   InstallerBackend,
@@ -122,29 +123,28 @@ export class OpenshiftInstallBackend implements InstallerBackend {
     installConfig: string,
     manifests: readonly InstallerManifest[],
     workDir: string,
-    options: { readonly singleNode: boolean; readonly signal?: AbortSignal },
+    options: GenerateOptions,
   ): Promise<InstallerOutput> {
     const available = await this.availability();
     if (!available.available) throw new InstallerError(available.reason);
     await writeFile(join(workDir, 'install-config.yaml'), installConfig, { mode: 0o600 });
+    // As assisted-service: the cluster's release, not the one the binary was built with.
+    const env =
+      options.releaseImage === undefined
+        ? this.env
+        : { ...this.env, OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE: options.releaseImage };
     const dirArgs = ['--dir', workDir];
     if (options.singleNode) {
       await run(
         this.path,
         ['create', 'single-node-ignition-config', ...dirArgs],
         workDir,
-        this.env,
+        env,
         options.signal,
       );
     } else {
       if (manifests.length > 0) {
-        await run(
-          this.path,
-          ['create', 'manifests', ...dirArgs],
-          workDir,
-          this.env,
-          options.signal,
-        );
+        await run(this.path, ['create', 'manifests', ...dirArgs], workDir, env, options.signal);
         await mkdir(join(workDir, 'openshift'), { recursive: true });
         for (const manifest of manifests)
           await writeFile(join(workDir, 'openshift', manifest.fileName), manifest.content);
@@ -153,7 +153,7 @@ export class OpenshiftInstallBackend implements InstallerBackend {
         this.path,
         ['create', 'ignition-configs', ...dirArgs],
         workDir,
-        this.env,
+        env,
         options.signal,
       );
     }

@@ -12,7 +12,7 @@ import type {
 } from '../../../src/assisted/agent-api/backend.js';
 import type { LogsState } from '../../../src/assisted/agent-api/backend.js';
 import { buildInstruction, parseStepReply } from '../../../src/assisted/agent-api/steps.js';
-import type { HostProgress, HostRecord } from '../../../src/assisted/model.js';
+import type { ClusterRecord, HostProgress, HostRecord } from '../../../src/assisted/model.js';
 import { HostStatus } from '../../../src/assisted/model.js';
 
 /** A host record with the defaults of a freshly registered host. */
@@ -35,6 +35,41 @@ export function hostRecord(
     validationsInfo: {},
     progress: {},
     stepResults: {},
+    ...overrides,
+  };
+}
+
+/** A single-node cluster record (ready, user-managed networking) to build steps against. */
+export function clusterRecord(overrides: Partial<ClusterRecord> = {}): ClusterRecord {
+  return {
+    id: 'bd9d3b83-80a3-4b94-8b61-c12b2f1a2373',
+    namespace: 'site-1',
+    clusterDeploymentName: 'sno1',
+    agentClusterInstallName: 'sno1',
+    name: 'sno1',
+    baseDnsDomain: 'example.com',
+    openshiftVersion: '4.16.3',
+    status: 'ready',
+    statusInfo: 'Cluster ready to be installed',
+    statusUpdatedAt: '2026-11-25T10:00:00.000Z',
+    highAvailabilityMode: 'None',
+    controlPlaneAgents: 1,
+    workerAgents: 0,
+    arbiterAgents: 0,
+    userManagedNetworking: true,
+    platformType: 'None',
+    networkType: 'OVNKubernetes',
+    clusterNetworks: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }],
+    serviceNetworks: ['172.30.0.0/16'],
+    machineNetworks: ['192.168.0.0/16'],
+    apiVips: [],
+    ingressVips: [],
+    pullSecretSet: true,
+    ignoredHostValidations: [],
+    ignoredClusterValidations: [],
+    validationsInfo: {},
+    holdInstallation: false,
+    lastPreparation: { status: 'never' },
     ...overrides,
   };
 }

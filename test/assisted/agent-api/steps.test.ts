@@ -8,7 +8,7 @@ import {
 import type { StepContext } from '../../../src/assisted/agent-api/steps.js';
 import type { ClusterRecord, HostRecord } from '../../../src/assisted/model.js';
 import { describeHost, inventoryOf } from '../../support/agent-client.js';
-import { hostRecord } from './fake-backend.js';
+import { clusterRecord, hostRecord } from './fake-backend.js';
 
 const INFRA_ENV = '6a1f3c2e-0d5b-4e8f-9a7c-1b2d3e4f5a60';
 const CLUSTER = 'bd9d3b83-80a3-4b94-8b61-c12b2f1a2373';
@@ -17,37 +17,7 @@ const RELEASE = 'quay.io/openshift-release-dev/ocp-release:4.16.3-x86_64';
 const MCO = 'quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:abc';
 
 function cluster(overrides: Partial<ClusterRecord> = {}): ClusterRecord {
-  return {
-    id: CLUSTER,
-    namespace: 'site-1',
-    clusterDeploymentName: 'sno1',
-    agentClusterInstallName: 'sno1',
-    name: 'sno1',
-    baseDnsDomain: 'example.com',
-    openshiftVersion: '4.16.3',
-    status: 'ready',
-    statusInfo: 'Cluster ready to be installed',
-    statusUpdatedAt: '2026-11-25T10:00:00.000Z',
-    highAvailabilityMode: 'None',
-    controlPlaneAgents: 1,
-    workerAgents: 0,
-    arbiterAgents: 0,
-    userManagedNetworking: true,
-    platformType: 'None',
-    networkType: 'OVNKubernetes',
-    clusterNetworks: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }],
-    serviceNetworks: ['172.30.0.0/16'],
-    machineNetworks: ['192.168.0.0/16'],
-    apiVips: [],
-    ingressVips: [],
-    pullSecretSet: true,
-    ignoredHostValidations: [],
-    ignoredClusterValidations: [],
-    validationsInfo: {},
-    holdInstallation: false,
-    lastPreparation: { status: 'never' },
-    ...overrides,
-  };
+  return clusterRecord({ id: CLUSTER, ...overrides });
 }
 
 function knownHost(index: number, overrides: Partial<HostRecord> = {}): HostRecord {

@@ -1,3 +1,6 @@
+import { mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SimulatedInstallerBackend } from '../../../src/assisted/installer/simulated-backend.js';
@@ -74,6 +77,8 @@ describe('the ClusterDeployments controller', () => {
       machineNetwork: [{ cidr: '10.0.0.0/24' }],
       platformType: 'BareMetal',
       userManagedNetworking: false,
+      connectivityMajorityGroups:
+        '{"majority_groups":{"IPv4":[],"IPv6":[]},"l3_connected_addresses":{}}',
     });
     expect(w.controller.events.list(CLUSTER_ID).map((e) => e.message)).toContain(
       'Successfully registered cluster',
@@ -119,6 +124,39 @@ describe('the ClusterDeployments controller', () => {
     expect(synced?.message).toMatch(
       /^The Spec could not be synced due to an input error: Failed to parse 'agent-install.openshift.io\/install-config-overrides' annotation: /,
     );
+  });
+
+  it('hands the manifests of the ACI’s ConfigMaps to the installer', async () => {
+    const w = world({
+      aciSpec: { manifestsConfigMapRefs: [{ name: 'extra-a' }, { name: 'extra-b' }] },
+    });
+    fiveHosts(w);
+    await w.reconcile();
+    expect(w.condition('SpecSynced')).toMatchObject({
+      reason: 'BackendError',
+      message: 'The Spec could not be synced due to backend error: configmaps "extra-a" not found',
+    });
+    expect(w.state()).toBe('ready');
+    const configMap = (name: string, data: Record<string, string>) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: NS },
+      data,
+    });
+    w.hub.seed(
+      configMap('extra-a', { '01-a.yaml': 'kind: A' }),
+      configMap('extra-b', { '01-a.yaml': 'kind: B' }),
+    );
+    await w.reconcile();
+    expect(w.condition('SpecSynced')?.message).toBe(
+      "The Spec could not be synced due to backend error: Conflict in manifest names ('01-a.yaml' is not unique)",
+    );
+    expect(w.installer.configs).toEqual([]);
+    const b = w.hub.peek({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'extra-b' })!;
+    await w.hub.update({ ...b, data: { '02-b.yaml': 'kind: B' } });
+    await w.reconcile();
+    expect(w.condition('SpecSynced')?.reason).toBe('SyncOK');
+    expect(w.installer.manifests).toEqual([['01-a.yaml', '02-b.yaml']]);
   });
 
   it('waits for the agents asked for, then for their approval', async () => {
@@ -191,6 +229,10 @@ describe('the ClusterDeployments controller', () => {
     expect(config.controlPlane.replicas).toBe(3);
     expect(config.compute[0]?.replicas).toBe(2);
     expect(config.platform.baremetal?.apiVIPs).toEqual(['10.0.0.100']);
+    // For the ClusterImageSet's release.
+    expect(w.installer.releaseImages).toEqual([
+      'quay.io/openshift-release-dev/ocp-release:4.16.3-x86_64',
+    ]);
 
     // The hosts finish their preparation: the cluster installs and tells them to.
     w.hosts.moveAll(CLUSTER_ID, 'preparing-for-installation', 'preparing-successful');
@@ -369,7 +411,11 @@ describe('the ClusterDeployments controller', () => {
   });
 
   it('says when the simulated installer backend is in use, and its kubeconfig ends up in the Secret', async () => {
-    const w = world({ masters: 1, workers: 0 }, { installer: new SimulatedInstallerBackend() });
+    const workDir = join(await mkdtemp(join(tmpdir(), 'acluster-')), 'not', 'yet', 'there');
+    const w = world(
+      { masters: 1, workers: 0 },
+      { installer: new SimulatedInstallerBackend(), workDir },
+    );
     w.hosts.add(host('sno-1', CLUSTER_ID, { ip: '10.0.0.5' }));
     await w.reconcile();
     expect(w.condition('InstallerBackend')).toMatchObject({
@@ -384,6 +430,8 @@ describe('the ClusterDeployments controller', () => {
     expect(w.secret('site-admin-kubeconfig', 'kubeconfig')).toContain(
       'server: https://api.site.example.com:6443',
     );
+    // The work directory was made, and the installation's own one removed afterwards.
+    expect(await readdir(workDir)).toEqual([]);
   });
 
   it('goes back to ready and says why when the ignition cannot be generated', async () => {

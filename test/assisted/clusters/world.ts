@@ -5,8 +5,10 @@
 import { createClusterDeploymentsController } from '../../../src/assisted/clusters/cluster-deployments-controller.js';
 import type { ClusterDeploymentsControllerOptions } from '../../../src/assisted/clusters/cluster-deployments-controller.js';
 import type {
+  GenerateOptions,
   InstallerAvailability,
   InstallerBackend,
+  InstallerManifest,
   InstallerOutput,
 } from '../../../src/assisted/installer/installer-backend.js';
 import { InstallerError } from '../../../src/assisted/installer/installer-backend.js';
@@ -42,6 +44,8 @@ export class FakeInstaller implements InstallerBackend {
   availability_: InstallerAvailability = { available: true, description: 'fake installer' };
   failWith: string | undefined;
   readonly configs: string[] = [];
+  readonly releaseImages: (string | undefined)[] = [];
+  readonly manifests: string[][] = [];
 
   availability(): Promise<InstallerAvailability> {
     return Promise.resolve(this.availability_);
@@ -49,11 +53,13 @@ export class FakeInstaller implements InstallerBackend {
 
   generate(
     installConfig: string,
-    _m: unknown,
+    manifests: readonly InstallerManifest[],
     _d: string,
-    options: { singleNode: boolean },
+    options: GenerateOptions,
   ): Promise<InstallerOutput> {
     this.configs.push(installConfig);
+    this.manifests.push(manifests.map((m) => m.fileName));
+    this.releaseImages.push(options.releaseImage);
     if (this.failWith !== undefined) return Promise.reject(new InstallerError(this.failWith));
     const ign = { ignition: { version: '3.2.0' } };
     return Promise.resolve({

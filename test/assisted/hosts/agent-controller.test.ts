@@ -166,6 +166,73 @@ describe('Agent spec flowing into the host', () => {
   });
 });
 
+describe('more of the Agent spec', () => {
+  it('removing the cluster reference of a host not installing unbinds it', async () => {
+    const w = await knownSnoHost();
+    await w.editSpec({ clusterDeploymentName: null });
+    await w.reconcile();
+    expect(w.service.get(HOST_ID)?.clusterId).toBeUndefined();
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.Unbinding);
+    expect(w.condition('Bound')).toMatchObject({
+      status: 'False',
+      reason: 'Unbinding',
+      message: 'The agent is currently unbinding from a cluster deployment',
+    });
+  });
+
+  it('an InfraEnv that starts auto-approving approves its waiting Agents', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered(inventory());
+    expect(w.agent()?.['spec']).toMatchObject({ approved: false });
+    const infraEnv = w.cluster.peek({ ...Gvk.InfraEnv, namespace: NS, name: 'sno-1' });
+    if (infraEnv === undefined) throw new Error('no InfraEnv');
+    await w.cluster.update({ ...infraEnv, spec: { agentApproval: { autoApprove: true } } });
+    const requests = w.controller.watches?.[0]?.map(infraEnv, w.cluster) ?? [];
+    expect(requests).toEqual([{ namespace: NS, name: HOST_ID }]);
+    await w.reconcile();
+    expect(w.agent()?.['spec']).toMatchObject({ approved: true });
+    expect(w.service.get(HOST_ID)?.approved).toBe(true);
+    expect(w.condition('RequirementsMet')).toMatchObject({ reason: 'AgentIsReady' });
+  });
+
+  it('ignition overrides that are not Ignition are an input error', async () => {
+    const w = await knownSnoHost();
+    await w.editSpec({ ignitionConfigOverrides: '{"storage": {}}' });
+    await w.reconcile();
+    expect(w.condition('SpecSynced')).toMatchObject({
+      reason: 'InputError',
+      message:
+        'The Spec could not be synced due to an input error: config is not valid: ignition.version is missing',
+    });
+    await w.editSpec({ ignitionConfigOverrides: '{"ignition": {"version": "3.2.0"}}' });
+    await w.reconcile();
+    expect(w.condition('SpecSynced')).toMatchObject({ reason: 'SyncOK' });
+    expect(w.service.get(HOST_ID)?.ignitionConfigOverrides).toBe(
+      '{"ignition": {"version": "3.2.0"}}',
+    );
+  });
+
+  it('an Agent without the InfraEnv label has no host: NotAvailable conditions and a backend error', async () => {
+    const w = new World(infraEnvObject(), {
+      ...Gvk.Agent,
+      metadata: { name: 'orphan', namespace: NS },
+      spec: { approved: false, role: '' },
+    });
+    await w.reconcile('orphan');
+    expect(w.condition('SpecSynced', 'orphan')).toMatchObject({
+      status: 'False',
+      reason: 'BackendError',
+      message: 'The Spec could not be synced due to backend error: Missing InfraEnv name label',
+    });
+    expect(w.condition('Connected', 'orphan')).toMatchObject({
+      status: 'Unknown',
+      reason: 'NotAvailable',
+      message: 'Information not available',
+    });
+    expect(w.agent('orphan')?.metadata['finalizers']).toEqual([AGENT_FINALIZER]);
+  });
+});
+
 describe('Agent status through a host lifetime', () => {
   it('discovering, insufficient with failing validations, then installed with progress', async () => {
     const w = new World(
@@ -422,7 +489,63 @@ describe('restart', () => {
   });
 });
 
+/** A JSON value with every object's keys sorted, as Go re-encodes what the API server returns. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortedKeys((value as Record<string, unknown>)[k])]),
+  );
+}
+
+describe('what the API server gives back', () => {
+  it('an Agent returned with its keys re-ordered is not written again, before or after a restart', async () => {
+    const w = await knownSnoHost();
+    for (const [key, object] of w.cluster.objects)
+      if (object.kind === 'Agent') w.cluster.objects.set(key, sortedKeys(object) as typeof object);
+    const mark = w.cluster.writes.length;
+    await w.reconcile();
+    expect(w.writesSince(mark)).toEqual([]);
+    w.restart();
+    await w.reconcile();
+    w.monitor().runOnce();
+    await w.flush();
+    expect(w.writesSince(mark)).toEqual([]);
+  });
+});
+
 describe('deletion', () => {
+  it('an Agent gone from the API server (finalizer removed by hand) forgets its host', async () => {
+    const w = await knownSnoHost();
+    w.cluster.objects.delete(`agent-install.openshift.io/v1beta1/Agent/${NS}/${HOST_ID}`);
+    await w.reconcile();
+    expect(w.service.get(HOST_ID)).toBeUndefined();
+  });
+
+  it('an Agent the cache does not show yet but the API server has is looked at again shortly', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered();
+    const agent = w.agent();
+    if (agent === undefined) throw new Error('no Agent');
+    // The cache lags: the reader says absent while a live read finds it.
+    const reader = { get: () => undefined, list: () => [] };
+    const result = await w.controller.reconcile(
+      { namespace: NS, name: HOST_ID },
+      {
+        reader,
+        writer: w.cluster,
+        events: w.cluster,
+        clock: w.clock,
+        log: w.log,
+        signal: new AbortController().signal,
+      },
+    );
+    expect(result).toEqual({ requeueAfterMs: 1_000 });
+    expect(w.service.get(HOST_ID)).toBeDefined();
+  });
+
   it('deleting the Agent deregisters the host and releases the finalizer', async () => {
     const w = await knownSnoHost();
     await w.cluster.delete({ ...Gvk.Agent, namespace: NS, name: HOST_ID });

@@ -106,7 +106,7 @@ describe('the openshift-install backend', () => {
     expect(!availability.available && availability.reason).toContain('is not executable');
   });
 
-  it('runs single-node-ignition-config in the work directory and reads back its output', async () => {
+  it('runs single-node-ignition-config in the work directory, for the cluster’s release, and reads back its output', async () => {
     const path = join(dir, 'openshift-install');
     // A stand-in binary that writes what the real one writes.
     await writeFile(
@@ -114,6 +114,7 @@ describe('the openshift-install backend', () => {
       `#!/bin/sh
 set -e
 [ "$1 $2" = "create single-node-ignition-config" ] || { echo "unexpected $*" >&2; exit 2; }
+[ "$OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE" = "quay.io/ocp-release:4.16.3-x86_64" ] || { echo "no release override" >&2; exit 3; }
 d="$4"
 grep -q 'name: sno1' "$d/install-config.yaml"
 mkdir -p "$d/auth"
@@ -128,6 +129,7 @@ echo '{"clusterID":"c-1","infraID":"sno1-x1y2z"}' > "$d/metadata.json"
     await mkdir(work);
     const output = await new OpenshiftInstallBackend({ path }).generate(INSTALL_CONFIG, [], work, {
       singleNode: true,
+      releaseImage: 'quay.io/ocp-release:4.16.3-x86_64',
     });
     expect(output).toEqual({
       ignitions: { bootstrap: { ignition: { version: '3.2.0' } } },

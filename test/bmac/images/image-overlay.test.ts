@@ -1,5 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { applyOverlay, overlayOf } from '../../../src/bmac/images/index.js';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, get as httpGet } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyOverlay, overlayOf, startImageServer } from '../../../src/bmac/images/index.js';
 
 describe('image overlays', () => {
   const overlay = overlayOf([
@@ -43,5 +50,91 @@ describe('image overlays', () => {
     expect(() => overlayOf([{ offset: 0, length: 2, bytes: Buffer.alloc(3) }])).toThrow(
       'content length (3) exceeds embed area size (2)',
     );
+  });
+});
+
+describe('image server overlays', () => {
+  let dir: string;
+  let origin: Server;
+  let sourceUrl: string;
+  let downloads = 0;
+  const base = randomBytes(3 * 1024 * 1024 + 17);
+  const key = randomBytes(32);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sf-overlay-'));
+    origin = createServer((_req, res) => {
+      downloads++;
+      res.writeHead(200, { 'content-length': base.length }).end(base);
+    });
+    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+    sourceUrl = `http://127.0.0.1:${String((origin.address() as AddressInfo).port)}/base.iso`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => origin.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const overlay = overlayOf([
+    { offset: 1_048_570, length: 4096, bytes: Buffer.from('discovery ignition') },
+    { offset: 2_000_000, length: 5, bytes: Buffer.from(' a=b\n') },
+  ]);
+  const expected = Buffer.from(base);
+  applyOverlay(overlay, expected, 0);
+
+  /** A GET on a connection of its own. */
+  function get(url: string, headers: Record<string, string> = {}) {
+    return new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>(
+      (resolve, reject) => {
+        httpGet(url, { headers, agent: false }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body: Buffer.concat(chunks),
+            });
+          });
+          res.on('error', reject);
+        }).on('error', reject);
+      },
+    );
+  }
+
+  it('serves base + overlay whole and in several ranges, and keeps the URL across a restart', async () => {
+    let server = await startImageServer({ cacheDir: join(dir, 'cache'), key });
+    const url = await server.urlForOverlay(sourceUrl, overlay);
+    // Buffer.equals: a deep toEqual of megabytes takes vitest minutes.
+    expect((await get(url)).body.equals(expected)).toBe(true);
+    const multi = await get(url, { range: 'bytes=1048560-1048600,1999990-2000010' });
+    expect(multi.status).toBe(206);
+    expect(multi.headers['content-type']).toMatch(/^multipart\/byteranges; boundary=/);
+    const text = multi.body.toString('latin1');
+    expect(text).toContain(expected.subarray(1_048_560, 1_048_601).toString('latin1'));
+    expect(text).toContain(expected.subarray(1_999_990, 2_000_011).toString('latin1'));
+    await server.stop();
+
+    // A new port: the client's pooled connections to the stopped server must not be reused.
+    server = await startImageServer({ cacheDir: join(dir, 'cache'), key });
+    const restarted = url.replace(new URL(url).origin, server.origin);
+    try {
+      expect((await get(restarted)).body.equals(expected)).toBe(true);
+      // The base itself is still served as it is, under its own ETag.
+      const plain = await get(await server.urlFor(sourceUrl));
+      expect(plain.body.equals(base)).toBe(true);
+      expect(plain.headers.etag).not.toBe((await get(restarted)).headers.etag);
+      expect(downloads).toBe(1);
+      expect(
+        await server.readSource(sourceUrl, async (reader, blob) => {
+          const buffer = Buffer.alloc(16);
+          await reader.read(buffer, 0, 16, 100);
+          return { head: buffer, size: blob.size };
+        }),
+      ).toEqual({ head: base.subarray(100, 116), size: base.length });
+    } finally {
+      await server.stop();
+    }
   });
 });
