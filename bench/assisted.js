@@ -234,7 +234,10 @@ async function waitFor(what, deadlineMs, check, controller) {
   }
 }
 
-const ns = (i) => `as-${String(i).padStart(5, '0')}`;
+/** The namespace (and name of every object) of site i. */
+function ns(i) {
+  return `as-${String(i).padStart(5, '0')}`;
+}
 
 /** Creates the N single-node sites; returns the seconds it took. */
 async function createSites(client, n) {

@@ -68,11 +68,15 @@ describe('Agent validations and connection on a real hub', () => {
   it('shows a host with 8 GiB of RAM failing the memory validations with the reasons', async () => {
     const failing = await until('the Agent fails its validations', async () => {
       const a = await agent();
-      return hasCondition(a, 'Validated', 'False', 'ValidationsFailing') && a;
+      return (
+        hasCondition(a, 'Validated', 'False', 'ValidationsFailing', /RAM/) &&
+        hasCondition(a, 'RequirementsMet', 'False', 'AgentNotReady') &&
+        a
+      );
     });
     const messages = failingMessages(failing);
     expect(messages.join('\n')).toMatch(
-      /The host is not eligible to participate in Openshift Cluster because the minimum required RAM for any role is 8\.00 GiB, found only 7\.50 GiB|Require at least 16\.00 GiB RAM for role master, found only 7\.50 GiB/,
+      /The host is not eligible to participate in Openshift Cluster because the minimum required RAM for any role is 8\.00 GiB, found only 8\.00 GiB|Require at least 16\.00 GiB RAM for role master, found only 8\.00 GiB/,
     );
     expect(conditionsText(failing)).toMatchObject({
       Validated: `False ValidationsFailing: The agent's validations are failing: ${messages.join(',')}`,
@@ -91,7 +95,11 @@ describe('Agent validations and connection on a real hub', () => {
     agents?.replace(host.hostId, { ramMiB: 64 * 1024 });
     const passing = await until('the Agent passes its validations', async () => {
       const a = await agent();
-      return hasCondition(a, 'Validated', 'True', 'ValidationsPassing') && a;
+      return (
+        hasCondition(a, 'Validated', 'True', 'ValidationsPassing') &&
+        hasCondition(a, 'RequirementsMet', 'False', 'AgentIsNotApproved') &&
+        a
+      );
     });
     expect(conditionsText(passing)).toMatchObject({
       Validated: "True ValidationsPassing: The agent's validations are passing",
