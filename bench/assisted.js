@@ -48,25 +48,33 @@ if (process.argv[2] === '--agents') {
   await runAssistedBench();
 }
 
-/** The scripted agent (TypeScript in test/support) as a module this process can import. */
-async function loadAgentClient(dir) {
+/**
+ * The scripted agent (TypeScript in test/support) as a module this process can import, written
+ * under build/ so that its imports (undici) resolve from the repository's node_modules.
+ */
+async function loadAgentClient() {
+  const dir = join(root, 'build', 'bench');
+  mkdirSync(dir, { recursive: true });
   const ts = (await import('typescript')).default;
   const source = readFileSync(join(root, 'test', 'support', 'agent-client.ts'), 'utf8');
   const { outputText } = ts.transpileModule(source, {
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
   });
-  const file = join(dir, 'agent-client.mjs');
+  const file = join(dir, `agent-client-${process.pid}.mjs`);
   writeFileSync(file, outputText);
-  return import(pathToFileURL(file).href);
+  try {
+    return await import(pathToFileURL(file).href);
+  } finally {
+    rmSync(file, { force: true });
+  }
 }
 
 // ---- child: agents ---------------------------------------------------------------------------
 
 /** Child: runs the agents of the hosts it is sent; reports its latencies when done. */
 async function runAgents() {
-  const work = mkdtempSync(join(tmpdir(), 'siteforge-bench-agents-'));
   const { AgentClient, agentDispatcher, describeHost, stepAnswer, installStages } =
-    await loadAgentClient(work);
+    await loadAgentClient();
   const job = await new Promise((resolve) => process.once('message', resolve));
   // The parent says stop once every cluster is installed, or at its deadline.
   let stopping = false;
@@ -151,7 +159,6 @@ async function runAgents() {
   await Promise.all(job.hosts.map(runHost));
   const seconds = (performance.now() - started) / 1000;
   await dispatcher.close();
-  rmSync(work, { recursive: true, force: true });
   process.send({ latencies: Object.fromEntries(latencies), failures, installed, seconds });
   process.disconnect();
 }
