@@ -85,6 +85,8 @@ describe('a 3+2 site installed by the assisted core', () => {
         agents
       );
     });
+    // Every step reply was taken (connectivity, free addresses, VIP verification…).
+    expect(agents?.surprises()).toEqual({});
     for (const agent of ready) {
       expect(field(agent, 'status', 'role')).toBe(roleOf.get(agent.metadata.name));
       expect(conditionsText(agent)['Validated']).toBe(
