@@ -46,7 +46,8 @@ import { HostService } from './hosts/host-service.js';
 import { InfraEnvController } from './infraenv/index.js';
 import { selectInstallerBackend } from './installer/index.js';
 import { DEFAULT_AGENT_IMAGE } from './discovery/index.js';
-import type { HostRecord } from './model.js';
+import type { ClusterRecord, HostRecord } from './model.js';
+import { BmacGvk, Gvk } from '../bmac/api.js';
 
 /** What the assisted core is built from. */
 export interface AssistedCoreDeps {
@@ -103,6 +104,33 @@ function movesCluster(previous: HostRecord, host: HostRecord): boolean {
   );
 }
 
+/**
+ * Annotation of a ClusterImageSet naming its release's machine-config-operator image, which
+ * the install step needs. assisted-service reads it from the release payload in a registry; a
+ * controller that cannot reach the registry uses the release image unless this says otherwise.
+ */
+export const MCO_IMAGE_ANNOTATION = 'siteforge.io/mco-image';
+
+/** The release and MCO images of a cluster, from the ClusterImageSet its ACI names. */
+function releaseImagesOf(
+  manager: Manager,
+  cluster: ClusterRecord | undefined,
+): { release?: string; mco?: string } {
+  if (cluster === undefined) return {};
+  const aci = manager.cache.get({
+    ...BmacGvk.AgentClusterInstall,
+    namespace: cluster.namespace,
+    name: cluster.agentClusterInstallName,
+  });
+  const imageSet = (aci?.['spec'] as { imageSetRef?: { name?: string } } | undefined)?.imageSetRef
+    ?.name;
+  if (imageSet === undefined) return {};
+  const set = manager.cache.get({ ...Gvk.ClusterImageSet, name: imageSet });
+  const release = (set?.['spec'] as { releaseImage?: string } | undefined)?.releaseImage;
+  if (release === undefined || release === '') return {};
+  return { release, mco: set?.metadata.annotations?.[MCO_IMAGE_ANNOTATION] ?? release };
+}
+
 /** Builds the assisted core; nothing listens or runs until start(). */
 export function createAssistedCore(deps: AssistedCoreDeps): AssistedCore {
   const { settings, manager, log, clock } = deps;
@@ -119,7 +147,9 @@ export function createAssistedCore(deps: AssistedCoreDeps): AssistedCore {
     enqueueAgent: enqueue(AGENT_CONTROLLER_NAME),
     machine: new StateMachineHostMachine(),
     validator: new CoreHostValidator(),
-    instructions: new CoreInstructionBuilder({ images: { agent: agentImage } }),
+    instructions: new CoreInstructionBuilder((context) => ({
+      images: { agent: agentImage, ...releaseImagesOf(manager, context.cluster) },
+    })),
     clusters: clusterDirectoryOf(installations),
     log: log.child({ component: 'assisted-hosts' }),
     clock,
@@ -164,6 +194,15 @@ export function createAssistedCore(deps: AssistedCoreDeps): AssistedCore {
     serviceCaCert: settings.tls.caBundle,
     agentImage,
     defaultImageType: settings.discoveryIsoType,
+  });
+
+  // Each term starts from what the Agents and AgentClusterInstalls say (another replica may
+  // have moved them): the records are rebuilt before any worker or agent request runs.
+  manager.beforeActing(() => {
+    for (const host of hosts.all()) hosts.deregister(host.id);
+    for (const cluster of installations.records()) installations.delete(cluster.id);
+    const restored = hosts.restoreAll(new Date(clock.now()));
+    log.info({ hosts: restored }, 'assisted core: host records restored from the Agents');
   });
 
   const monitor = new HostMonitor({

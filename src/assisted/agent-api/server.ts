@@ -63,6 +63,53 @@ export interface AgentApiOptions {
    * @default always
    */
   readonly available?: () => boolean;
+  /** Told of every answered request (for metrics: requests and latency per operation). */
+  readonly observe?: (event: AgentApiRequestEvent) => void;
+}
+
+/** One answered request. */
+export interface AgentApiRequestEvent {
+  /** The swagger operation (`v2RegisterHost`, …), or `unknown` for paths we do not serve. */
+  readonly operation: string;
+  readonly method: string;
+  readonly status: number;
+  readonly durationMs: number;
+}
+
+/** Our routes and their upstream operation ids, also for 405's Allow. */
+const OPERATIONS: readonly { pattern: RegExp; method: string; operation: string }[] = [
+  { pattern: /^\/v2\/infra-envs\/[^/]+\/hosts\/?$/, method: 'POST', operation: 'v2RegisterHost' },
+  {
+    pattern: /^\/v2\/infra-envs\/[^/]+\/hosts\/[^/]+\/instructions\/?$/,
+    method: 'GET',
+    operation: 'v2GetNextSteps',
+  },
+  {
+    pattern: /^\/v2\/infra-envs\/[^/]+\/hosts\/[^/]+\/instructions\/?$/,
+    method: 'POST',
+    operation: 'v2PostStepReply',
+  },
+  {
+    pattern: /^\/v2\/infra-envs\/[^/]+\/hosts\/[^/]+\/progress\/?$/,
+    method: 'PUT',
+    operation: 'v2UpdateHostInstallProgress',
+  },
+  {
+    pattern: /^\/v2\/infra-envs\/[^/]+\/hosts\/[^/]+\/logs-progress\/?$/,
+    method: 'PUT',
+    operation: 'v2UpdateHostLogsProgress',
+  },
+  { pattern: /^\/v2\/infra-envs\/[^/]+\/hosts\/[^/]+\/?$/, method: 'GET', operation: 'v2GetHost' },
+  { pattern: /^\/v2\/clusters\/[^/]+\/logs\/?$/, method: 'POST', operation: 'v2UploadLogs' },
+];
+
+function operationOf(method: string, path: string): string {
+  if (!path.startsWith(`${BASE_PATH}/`)) return 'unknown';
+  const inner = path.slice(BASE_PATH.length);
+  const verb = method === 'HEAD' ? 'GET' : method;
+  return (
+    OPERATIONS.find((op) => op.method === verb && op.pattern.test(inner))?.operation ?? 'unknown'
+  );
 }
 
 /** Default JSON body budget. */
@@ -381,28 +428,40 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
     }),
   );
 
+  const observe = options.observe;
+  if (observe) {
+    app.use((req, res, next) => {
+      const started = performance.now();
+      // Read now: inside the router, express strips the base path from the request's URL.
+      const operation = operationOf(req.method, req.path);
+      res.once('finish', () => {
+        observe({
+          operation,
+          method: req.method,
+          status: res.statusCode,
+          durationMs: performance.now() - started,
+        });
+      });
+      next();
+    });
+  }
   app.use(BASE_PATH, router);
 
   // Known paths with another method: 405 with Allow, as go-openapi's router answers.
-  const allowed: readonly [RegExp, string][] = [
-    [/^\/v2\/infra-envs\/[^/]+\/hosts\/?$/, 'POST'],
-    [/^\/v2\/infra-envs\/[^/]+\/hosts\/[^/]+\/instructions\/?$/, 'GET,POST'],
-    [/^\/v2\/infra-envs\/[^/]+\/hosts\/[^/]+\/progress\/?$/, 'PUT'],
-    [/^\/v2\/infra-envs\/[^/]+\/hosts\/[^/]+\/logs-progress\/?$/, 'PUT'],
-    [/^\/v2\/infra-envs\/[^/]+\/hosts\/[^/]+\/?$/, 'GET'],
-    [/^\/v2\/clusters\/[^/]+\/logs\/?$/, 'POST'],
-  ];
   app.use((req, res) => {
     const inner = req.path.startsWith(`${BASE_PATH}/`)
       ? req.path.slice(BASE_PATH.length)
       : undefined;
-    const match =
-      inner === undefined ? undefined : allowed.find(([pattern]) => pattern.test(inner));
-    if (match) {
-      res.setHeader('allow', match[1]);
+    const methods =
+      inner === undefined
+        ? []
+        : OPERATIONS.filter((op) => op.pattern.test(inner)).map((op) => op.method);
+    if (methods.length > 0) {
+      const allow = [...new Set(methods)].join(',');
+      res.setHeader('allow', allow);
       res
         .status(405)
-        .json(infraError(405, `method ${req.method} is not allowed, but [${match[1]}] are`));
+        .json(infraError(405, `method ${req.method} is not allowed, but [${allow}] are`));
       return;
     }
     res.status(404).json(infraError(404, `path ${req.path} was not found`));

@@ -17,7 +17,7 @@ import type {
 } from '../model.js';
 import { HostStatus, StepType } from '../model.js';
 import { cidrContains, formatCidrNetwork, parseCidr, parseIp } from '../../shared/ip.js';
-import type { Instruction, StepReply } from './backend.js';
+import type { Instruction, StepReply, Steps } from './backend.js';
 
 /** Images the steps name (assisted-service `InstructionConfig` and the release payload). */
 export interface StepImages {
@@ -823,4 +823,213 @@ function goModelName(type: StepType): string {
     [StepType.VerifyVips]: 'models.VerifyVipsResponse',
   };
   return names[type] ?? 'models.StepReply';
+}
+
+// ---- The instruction manager: which steps each host status gets ----------------------------
+
+/** Steps of one host status: the step types in order, the poll interval, what to do after. */
+interface StatusSteps {
+  readonly types: readonly StepType[];
+  readonly seconds: number;
+  readonly action: 'continue' | 'exit';
+}
+
+const POLL = 60;
+const BACKED_OFF = 120;
+const DISCOVERY_CHECKS: readonly StepType[] = [
+  StepType.ConnectivityCheck,
+  StepType.TangConnectivityCheck,
+  StepType.FreeNetworkAddresses,
+  StepType.DhcpLeaseAllocate,
+  StepType.NtpSynchronizer,
+  StepType.DomainResolution,
+  StepType.VerifyVips,
+];
+const GATHER_LOGS_AND_STOP: StatusSteps = {
+  types: [StepType.LogsGather, StepType.StopInstallation],
+  seconds: BACKED_OFF,
+  action: 'continue',
+};
+const IDLE: StatusSteps = { types: [], seconds: BACKED_OFF, action: 'continue' };
+
+/** A host bound to a cluster being installed (instruction_manager.go installingClusterStateToSteps). */
+const DAY1_STEPS: Readonly<Partial<Record<string, StatusSteps>>> = {
+  [HostStatus.Known]: {
+    types: [
+      StepType.ConnectivityCheck,
+      StepType.TangConnectivityCheck,
+      StepType.FreeNetworkAddresses,
+      StepType.DhcpLeaseAllocate,
+      StepType.Inventory,
+      StepType.NtpSynchronizer,
+      StepType.DomainResolution,
+      StepType.VerifyVips,
+    ],
+    seconds: POLL,
+    action: 'continue',
+  },
+  [HostStatus.Insufficient]: {
+    types: [StepType.Inventory, ...DISCOVERY_CHECKS],
+    seconds: POLL,
+    action: 'continue',
+  },
+  [HostStatus.PendingForInput]: {
+    types: [StepType.Inventory, ...DISCOVERY_CHECKS],
+    seconds: POLL,
+    action: 'continue',
+  },
+  [HostStatus.Disconnected]: {
+    types: [StepType.Inventory],
+    seconds: BACKED_OFF,
+    action: 'continue',
+  },
+  [HostStatus.Discovering]: { types: [StepType.Inventory], seconds: POLL, action: 'continue' },
+  [HostStatus.Installing]: {
+    types: [StepType.Install, StepType.DhcpLeaseAllocate],
+    seconds: POLL,
+    action: 'continue',
+  },
+  [HostStatus.InstallingInProgress]: {
+    types: [StepType.DhcpLeaseAllocate],
+    seconds: POLL,
+    action: 'continue',
+  },
+  [HostStatus.PreparingForInstallation]: {
+    types: [
+      StepType.DhcpLeaseAllocate,
+      StepType.InstallationDiskSpeedCheck,
+      StepType.ContainerImageAvailability,
+    ],
+    seconds: POLL,
+    action: 'continue',
+  },
+  [HostStatus.Disabled]: IDLE,
+  [HostStatus.Resetting]: IDLE,
+  [HostStatus.Error]: GATHER_LOGS_AND_STOP,
+  [HostStatus.Cancelled]: GATHER_LOGS_AND_STOP,
+  [HostStatus.Binding]: { types: [], seconds: 0, action: 'exit' },
+};
+
+/** A host added to an installed cluster (addHostsClusterToSteps). */
+const DAY2_STEPS: Readonly<Partial<Record<string, StatusSteps>>> = {
+  [HostStatus.Known]: {
+    types: [
+      StepType.ConnectivityCheck,
+      StepType.ApiVipConnectivityCheck,
+      StepType.TangConnectivityCheck,
+      StepType.Inventory,
+      StepType.NtpSynchronizer,
+      StepType.DomainResolution,
+    ],
+    seconds: POLL,
+    action: 'continue',
+  },
+  [HostStatus.Insufficient]: {
+    types: [
+      StepType.Inventory,
+      StepType.ConnectivityCheck,
+      StepType.ApiVipConnectivityCheck,
+      StepType.TangConnectivityCheck,
+      StepType.NtpSynchronizer,
+      StepType.DomainResolution,
+    ],
+    seconds: POLL,
+    action: 'continue',
+  },
+  [HostStatus.Disconnected]: {
+    types: [StepType.Inventory],
+    seconds: BACKED_OFF,
+    action: 'continue',
+  },
+  [HostStatus.Discovering]: {
+    types: [StepType.Inventory, StepType.NtpSynchronizer, StepType.DomainResolution],
+    seconds: POLL,
+    action: 'continue',
+  },
+  [HostStatus.PendingForInput]: {
+    types: [
+      StepType.Inventory,
+      StepType.ConnectivityCheck,
+      StepType.ApiVipConnectivityCheck,
+      StepType.TangConnectivityCheck,
+    ],
+    seconds: POLL,
+    action: 'continue',
+  },
+  [HostStatus.Installing]: { types: [StepType.Install], seconds: POLL, action: 'continue' },
+  [HostStatus.InstallingInProgress]: { types: [], seconds: POLL, action: 'continue' },
+  [HostStatus.Disabled]: IDLE,
+  [HostStatus.Resetting]: IDLE,
+  [HostStatus.Error]: GATHER_LOGS_AND_STOP,
+  [HostStatus.Cancelled]: GATHER_LOGS_AND_STOP,
+};
+
+/** A host not bound to any cluster (poolHostToSteps). */
+const UNBOUND_STEPS: Readonly<Partial<Record<string, StatusSteps>>> = {
+  [HostStatus.DiscoveringUnbound]: {
+    types: [StepType.Inventory, StepType.NtpSynchronizer],
+    seconds: POLL,
+    action: 'continue',
+  },
+  [HostStatus.DisconnectedUnbound]: {
+    types: [StepType.Inventory],
+    seconds: BACKED_OFF,
+    action: 'continue',
+  },
+  [HostStatus.DisabledUnbound]: IDLE,
+  [HostStatus.InsufficientUnbound]: {
+    types: [StepType.Inventory, StepType.NtpSynchronizer],
+    seconds: POLL,
+    action: 'continue',
+  },
+  [HostStatus.KnownUnbound]: {
+    types: [StepType.Inventory, StepType.NtpSynchronizer],
+    seconds: POLL,
+    action: 'continue',
+  },
+  [HostStatus.Unbinding]: { types: [], seconds: 0, action: 'exit' },
+  [HostStatus.UnbindingPendingUserAction]: { types: [], seconds: 0, action: 'exit' },
+  [HostStatus.Reclaiming]: {
+    types: [StepType.DownloadBootArtifacts],
+    seconds: POLL,
+    action: 'continue',
+  },
+  [HostStatus.ReclaimingRebooting]: {
+    types: [StepType.RebootForReclaim],
+    seconds: BACKED_OFF,
+    action: 'exit',
+  },
+};
+
+/** Options of stepsForHost. */
+export interface StepsForHostOptions {
+  /** The host is added to an installed cluster (kind AddToExistingClusterHost). @default false */
+  readonly day2?: boolean;
+  /** `DISABLED_STEPS`: step types never sent. */
+  readonly disabledSteps?: readonly StepType[];
+}
+
+/**
+ * The answer to `GET …/instructions` for the host's status, as assisted-service's instruction
+ * manager builds it: the status's step types in order (an unbound host's table when it has no
+ * cluster, the day-2 table for added hosts), each built by buildInstruction and left out when
+ * upstream would send none, with the status's poll interval and post-step action. A status
+ * without a table polls again in 60 s with no instructions.
+ */
+export function stepsForHost(ctx: StepContext, options: StepsForHostOptions = {}): Steps {
+  const table =
+    ctx.host.clusterId === undefined
+      ? UNBOUND_STEPS
+      : options.day2 === true
+        ? DAY2_STEPS
+        : DAY1_STEPS;
+  const entry = table[ctx.host.status];
+  if (!entry) return { nextInstructionSeconds: POLL, postStepAction: 'continue', instructions: [] };
+  const disabled = new Set(options.disabledSteps ?? []);
+  const instructions = entry.types.flatMap((type) => {
+    if (disabled.has(type)) return [];
+    const instruction = buildInstruction(type, ctx);
+    return instruction ? [instruction] : [];
+  });
+  return { nextInstructionSeconds: entry.seconds, postStepAction: entry.action, instructions };
 }

@@ -19,6 +19,7 @@ import type {
   ReconcileResult,
   Request,
 } from '../../bmac/runtime/contract.js';
+import { KubeApiError, KubeUnreachableError } from '../../kube/index.js';
 import type { KubeObject } from '../../kube/index.js';
 import { cidrContains, parseCidr, parseIp } from '../../shared/ip.js';
 import type {
@@ -104,9 +105,18 @@ export interface ClusterDeploymentsControllerOptions {
   readonly installations?: ClusterInstallations;
   /** Where installer work directories are made. @default the OS temp directory */
   readonly workDir?: string;
+  /**
+   * Turn an installed cluster into an `adding-hosts` day-2 cluster once its ClusterDeployment
+   * says installed, as upstream does (then `debugInfo.state` ends at `adding-hosts` and
+   * RequirementsMet at ClusterAlreadyInstalling). Off, a finished cluster stays `installed`.
+   * ClusterDeployments installed by other means are imported as `adding-hosts` either way.
+   * @default false
+   */
+  readonly day2AfterInstall?: boolean;
 }
 
 const PRE_INSTALL = new Set(['insufficient', 'pending-for-input', 'ready']);
+const DONE = new Set(['installed', 'adding-hosts', 'error', 'cancelled']);
 const INSTALLING = new Set(['installing', 'installing-pending-user-action', 'finalizing']);
 
 /** strconv.ParseBool's true values. */
@@ -192,11 +202,18 @@ async function manifestsOf(
 ): Promise<InstallerManifest[] | SyncError> {
   const manifests = new Map<string, string>();
   for (const name of manifestConfigMapNames(aci)) {
-    const configMap = await writer.getLive({
-      ...ClusterGvk.ConfigMap,
-      name,
-      namespace: aci.metadata.namespace ?? '',
-    });
+    let configMap: KubeObject | undefined;
+    try {
+      configMap = await writer.getLive({
+        ...ClusterGvk.ConfigMap,
+        name,
+        namespace: aci.metadata.namespace ?? '',
+      });
+    } catch (err) {
+      // A refused read (RBAC) or an unreachable API server: said in SpecSynced, looked at again.
+      if (!(err instanceof KubeApiError || err instanceof KubeUnreachableError)) throw err;
+      return { kind: 'backend', message: err.message };
+    }
     if (configMap === undefined)
       return { kind: 'backend', message: `configmaps "${name}" not found` };
     for (const [fileName, content] of Object.entries(
@@ -501,6 +518,32 @@ export function createClusterDeploymentsController(
     }
   };
 
+  /**
+   * An installed cluster whose ClusterDeployment said installed when the pass began becomes a
+   * day-2 cluster that takes more hosts, one pass after its completion was published (upstream
+   * TransformClusterToDay2: the status only, the status info stays).
+   */
+  const toDay2 = (pass: Pass): void => {
+    const { record: cluster } = pass.installation;
+    if (options.day2AfterInstall !== true) return;
+    if (cluster.status !== 'installed' || pass.cd.spec?.installed !== true) return;
+    record(pass, { status: 'adding-hosts', statusUpdatedAt: pass.now.toISOString() });
+    installations.set(pass.installation);
+  };
+
+  /** Day 2: every known, approved host is installed on its own (upstream installDay2Hosts). */
+  const installDay2Hosts = async (pass: Pass): Promise<void> => {
+    if (pass.installation.record.status !== 'adding-hosts') return;
+    let moved = false;
+    for (const host of pass.hosts)
+      if (host.status === 'known' && host.approved) {
+        pass.ctx.log.info({ host: host.id }, 'installing a day-2 host');
+        await applyHost(pass, host, { type: 'Install' });
+        moved = true;
+      }
+    if (moved) refreshHosts(pass);
+  };
+
   /** The hosts follow the cluster: install after preparation, fail with the cluster. */
   const driveHosts = async (pass: Pass, previous: ClusterRecord): Promise<void> => {
     const { record: cluster } = pass.installation;
@@ -645,6 +688,8 @@ export function createClusterDeploymentsController(
   ): Promise<{ value: string } | SyncError> => {
     const name = cd.spec?.pullSecretRef?.name;
     const namespace = cd.metadata.namespace ?? '';
+    // An installed cluster needs none (upstream getPullSecret).
+    if ((name === undefined || name === '') && cd.spec?.installed === true) return { value: '' };
     if (name === undefined || name === '')
       return {
         kind: 'input',
@@ -664,8 +709,10 @@ export function createClusterDeploymentsController(
   const releaseImageOf = (
     ctx: ReconcileContext,
     aci: AgentClusterInstall,
+    installed: boolean,
   ): { version: string; image: string } | SyncError => {
     const name = aci.spec?.imageSetRef?.name;
+    if ((name === undefined || name === '') && installed) return { version: '', image: '' };
     if (name === undefined || name === '')
       return {
         kind: 'input',
@@ -743,6 +790,7 @@ export function createClusterDeploymentsController(
         (aci.metadata.deletionTimestamp === undefined
           ? undefined
           : clusterInstallationOf(cd, aci, '', true, undefined, now));
+      if (aci.metadata.deletionTimestamp !== undefined) outputs.delete(cd.metadata.uid ?? '');
       const done = await handleAciFinalizer(deps, ctx, aci, cd, known);
       if (done !== undefined) return done;
     }
@@ -765,7 +813,7 @@ export function createClusterDeploymentsController(
 
     const pullSecret = await pullSecretOf(ctx, cd);
     if ('kind' in pullSecret) return writeSyncFailure(ctx, aciObject, aci, pullSecret);
-    const release = releaseImageOf(ctx, aci);
+    const release = releaseImageOf(ctx, aci, cd.spec?.installed === true);
     if ('kind' in release) return writeSyncFailure(ctx, aciObject, aci, release);
 
     const clusterId = cd.metadata.uid ?? '';
@@ -814,7 +862,17 @@ export function createClusterDeploymentsController(
     else pass.manifests = manifests;
 
     const status = pass.installation.record.status;
-    if (pass.output === undefined && !PRE_INSTALL.has(status)) {
+    const published =
+      cd.spec?.installed === true &&
+      aci.spec?.clusterMetadata?.adminPasswordSecretRef !== undefined;
+    // Read back after a restart while still needed: preparing, installing, or installed with
+    // the credentials not yet published.
+    if (
+      pass.output === undefined &&
+      (INSTALLING.has(status) ||
+        status === 'preparing-for-installation' ||
+        (status === 'installed' && !published))
+    ) {
       pass.output = await loadInstallerOutput(
         ctx.writer,
         namespace,
@@ -837,7 +895,14 @@ export function createClusterDeploymentsController(
     counts = agentCounts(pass.installation.record, pass.hosts, unsyncedAgents(agents));
     record(pass, { totalPercentage: totalPercentage(pass.installation.record, pass.hosts) ?? 0 });
     await publishCredentials(pass);
+    toDay2(pass);
+    await installDay2Hosts(pass);
+    // A finished installation's ignition is not needed again (it stays in its Secret): a fleet of
+    // finished clusters keeps no installer output in memory.
+    if (DONE.has(pass.installation.record.status)) outputs.delete(clusterId);
     installations.set(pass.installation);
+    // Shutting down or no longer the leader: another replica writes the ACI from here.
+    if (ctx.signal.aborted) return {};
 
     aci.metadata.annotations = {
       ...aci.metadata.annotations,
@@ -884,6 +949,7 @@ export function createClusterDeploymentsController(
               return name === undefined || namespace === undefined ? [] : [{ namespace, name }];
             }),
       },
+      // Read on deletion (whose Agents to delete); an InfraEnv's change wakes no cluster.
       { gvk: ClusterGvk.InfraEnv, map: () => [] },
     ],
     reconcile,

@@ -47,6 +47,8 @@ const STATUSES: readonly string[] = [
 
 /** Status info of a new cluster (AS internal/cluster/common.go). */
 export const INSUFFICIENT_STATUS_INFO = 'Cluster is not ready for install';
+/** Status info of an imported (day-2) cluster. */
+export const ADDING_HOSTS_STATUS_INFO = 'cluster is adding hosts to existing OCP cluster';
 
 /** A comma list → unique ids; present but empty → []. */
 export function parseIgnoredValidations(value: string | undefined): string[] {
@@ -215,12 +217,14 @@ export function clusterInstallationOf(
       ...(persisted.installer !== undefined && { installer: persisted.installer }),
     };
   }
+  // A ClusterDeployment installed by other means is imported as a day-2 cluster.
+  const imported = cd.spec?.installed === true;
   return {
     installConfigOverrides: '',
     record: {
       ...spec,
-      status: 'insufficient',
-      statusInfo: INSUFFICIENT_STATUS_INFO,
+      status: imported ? 'adding-hosts' : 'insufficient',
+      statusInfo: imported ? ADDING_HOSTS_STATUS_INFO : INSUFFICIENT_STATUS_INFO,
       statusUpdatedAt: now.toISOString(),
       validationsInfo: {},
       lastPreparation: { status: 'never' },

@@ -170,7 +170,14 @@ export async function ensurePasswordSecret(
   const name = secretNames(cd.metadata.name).password;
   await ensureSecret(
     writer,
-    ownedSecret(cd, name, 'kubeadmincreds', { username: 'kubeadmin', password }),
+    ownedSecret(
+      cd,
+      name,
+      'kubeadmincreds',
+      { username: 'kubeadmin', password },
+      // assisted.md §3.3 (upstream labels it so and leaves the type Opaque).
+      'kubeadmincreds',
+    ),
   );
   return name;
 }

@@ -36,7 +36,10 @@ type Json = Record<string, unknown>;
 /** Options of the Agent controller. */
 export interface AgentControllerOptions {
   readonly hosts: HostService;
-  /** Signed events URL of a host (`debugInfo.eventsURL`), when the agent API can make one. */
+  /**
+   * Events URL of a bound host (`debugInfo.eventsURL`).
+   * @default made from the InfraEnv's `status.debugInfo.eventsURL` (same base and token)
+   */
   readonly eventsURL?: (hostId: string, infraEnvId: string) => string | undefined;
   /** Signed logs URL of a host whose logs were uploaded (`debugInfo.logsURL`). */
   readonly logsURL?: (hostId: string, clusterId: string) => string | undefined;
@@ -66,6 +69,20 @@ function agentsOfDeployment(object: KubeObject, reader: ObjectReader): readonly 
       );
     })
     .map((a) => ({ namespace, name: a.metadata.name }));
+}
+
+/**
+ * A bound host's events URL (upstream's `…/v2/events?host_id=<id>&api_key=<InfraEnv token>`),
+ * made from the InfraEnv's own events URL, which carries the same base and token.
+ */
+export function hostEventsUrl(
+  infraEnv: KubeObject | undefined,
+  hostId: string,
+): string | undefined {
+  const status = (infraEnv?.['status'] ?? {}) as Json;
+  const url = ((status['debugInfo'] ?? {}) as Json)['eventsURL'];
+  if (typeof url !== 'string' || !/[?&]infra_env_id=[^&]*/.test(url)) return undefined;
+  return url.replace(/([?&])infra_env_id=[^&]*/, `$1host_id=${encodeURIComponent(hostId)}`);
 }
 
 function finalizersOf(object: KubeObject): readonly string[] {
@@ -161,7 +178,11 @@ async function reconcileAgent(
     syncError,
     now,
     ...(record !== undefined && {
-      eventsURL: options.eventsURL?.(record.id, record.infraEnvId),
+      eventsURL:
+        record.clusterId === undefined
+          ? undefined
+          : (options.eventsURL?.(record.id, record.infraEnvId) ??
+            hostEventsUrl(infraEnvObject, record.id)),
       logsURL:
         record.clusterId !== undefined && record.logsCollectedAt !== undefined
           ? options.logsURL?.(record.id, record.clusterId)
@@ -169,6 +190,8 @@ async function reconcileAgent(
     }),
   };
   const metadata = projectMetadata(projection);
+  // Shutting down or no longer the leader: another replica writes from here on.
+  if (ctx.signal.aborted) return {};
   let latest = agent;
   if (!same(metadata, agent.metadata) || !same(spec, agent['spec'])) {
     latest = await ctx.writer.update({ ...agent, metadata, spec });

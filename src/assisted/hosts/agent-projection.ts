@@ -28,12 +28,14 @@ export interface StoredHost {
   readonly mediaStatus?: 'connected' | 'disconnected';
   /** The agent's clock (Unix seconds) at its last check-in; kept in memory only. */
   readonly agentTimestamp?: number;
+  /** The agent's log collection (`logs_state`); kept in memory only. */
+  readonly logsState?: 'requested' | 'collecting' | 'completed' | 'timeout' | '';
 }
 
 /** What the host-record annotation holds: the record minus what the Agent shows elsewhere. */
 type PersistedHost = Omit<
   HostRecord,
-  'id' | 'namespace' | 'infraEnvName' | 'inventory' | 'validationsInfo'
+  'id' | 'namespace' | 'infraEnvName' | 'inventory' | 'validationsInfo' | 'approved'
 > & { readonly kind: HostKind; readonly mediaStatus?: 'connected' | 'disconnected' };
 
 /** The annotation's JSON for a host; `checkedInAt` is as of this write (never a reason to write). */
@@ -48,6 +50,8 @@ export function persistHost(host: StoredHost): string {
   delete record['infraEnvName'];
   delete record['inventory'];
   delete record['validationsInfo'];
+  // The Agent's spec.approved says it (and is always synced): approving costs no metadata write.
+  delete record['approved'];
   const persisted = record as PersistedHost;
   return JSON.stringify(persisted);
 }
@@ -275,7 +279,8 @@ export function restoreHost(
     (parseJson(annotations[AgentAnnotation.ValidationsInfo]) as ValidationsInfo | undefined) ??
     (status['validationsInfo'] as ValidationsInfo | undefined) ??
     {};
-  const persisted = parseJson(annotations[AgentAnnotation.HostRecord]) as PersistedHost | undefined;
+  const persisted = parseJson(annotations[AgentAnnotation.HostRecord]) as
+    Partial<PersistedHost> | undefined;
   const nowIso = now.toISOString();
   const base = {
     id: agent.metadata.name,
@@ -287,11 +292,28 @@ export function restoreHost(
   };
   // The agent's clock is not known either: as for checkedInAt, the restart time stands in.
   const agentTimestamp = Math.floor(now.getTime() / 1000);
-  if (persisted !== undefined) {
+  // A usable host-record annotation (one a person or an older release wrote may lack fields).
+  const persistedStatus = persisted?.status;
+  if (persisted !== undefined && persistedStatus !== undefined && STATUSES.has(persistedStatus)) {
     const { kind, mediaStatus, ...rest } = persisted;
+    const nowIso = now.toISOString();
     return {
-      record: { ...rest, ...base, infraEnvId },
-      kind,
+      record: {
+        statusInfo: '',
+        statusUpdatedAt: nowIso,
+        role: HostRole.AutoAssign,
+        suggestedRole: HostRole.AutoAssign,
+        bootstrap: false,
+        registeredAt: nowIso,
+        progress: {},
+        stepResults: {},
+        ...rest,
+        approved: spec(agent)['approved'] === true,
+        status: persistedStatus,
+        ...base,
+        infraEnvId,
+      },
+      kind: kind === HostKind.AddToExistingClusterHost ? kind : HostKind.Host,
       agentTimestamp,
       ...(mediaStatus !== undefined && { mediaStatus }),
     };

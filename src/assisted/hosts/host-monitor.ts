@@ -46,6 +46,8 @@ export class HostMonitor {
   runOnce(): MonitorRound {
     const started = this.options.clock.now();
     const now = new Date(started);
+    // Hosts whose Agents the Agent controller has not reached yet after a restart.
+    this.options.hosts.restoreAll(now);
     let refreshed = 0;
     let changed = 0;
     for (const host of this.options.hosts.all()) {

@@ -20,7 +20,9 @@ import { systemClock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import type {
   AgentApiBackend,
+  AgentApiBackendExtras,
   InfraEnvRef,
+  LogsState,
   Instruction,
   Outcome,
   StepReply,
@@ -153,7 +155,7 @@ export function bareInstruction(type: StepType): Instruction {
 }
 
 /** The host records and what the agent API asks of them. */
-export class HostService implements AgentApiBackend {
+export class HostService implements AgentApiBackend, AgentApiBackendExtras {
   private readonly hosts = new Map<string, StoredHost>();
   private readonly byCluster = new Map<string, Set<string>>();
   private readonly infraEnvIndex = new Map<string, { namespace: string; name: string }>();
@@ -273,8 +275,10 @@ export class HostService implements AgentApiBackend {
     }
 
     const nowIso = now.toISOString();
-    const day2 = cluster?.status === 'adding-hosts';
-    const kind = day2 ? HostKind.AddToExistingClusterHost : HostKind.Host;
+    const kind =
+      previous?.kind ??
+      (cluster?.status === 'adding-hosts' ? HostKind.AddToExistingClusterHost : HostKind.Host);
+    const day2 = kind === HostKind.AddToExistingClusterHost;
     let role: HostRole = HostRole.AutoAssign;
     let bootstrap = false;
     if (day2) role = HostRole.Worker;
@@ -319,11 +323,11 @@ export class HostService implements AgentApiBackend {
         type: 'RegisterHost',
         ...(discoveryAgentVersion !== undefined && { discoveryAgentVersion }),
       },
-      this.machineContext(registering, now),
+      { ...this.machineContext(registering, now), day2 },
     );
     if (!outcome.ok) return refusal(outcome.httpStatus === 409 ? 409 : 400, outcome.reason);
 
-    const stored: StoredHost = { record: outcome.host, kind };
+    const stored: StoredHost = { ...previous, record: outcome.host, kind };
     if (existing !== undefined && previous === undefined) this.forget(existing.record.id);
     this.commit(stored, previous?.record);
     try {
@@ -337,8 +341,8 @@ export class HostService implements AgentApiBackend {
   }
 
   /**
-   * @param agentTimestamp the agent's clock (`timestamp` query, Unix seconds); when the caller
-   *   does not pass it, the arrival time stands in (time-synced then passes)
+   * @param agentTimestamp the agent's clock (`timestamp` query, Unix seconds), when the caller
+   *   has not passed it through {@link agentCheckIn} already
    */
   nextSteps(
     infraEnv: InfraEnvRef,
@@ -353,7 +357,7 @@ export class HostService implements AgentApiBackend {
     this.hosts.set(hostId, {
       ...stored,
       record,
-      agentTimestamp: agentTimestamp ?? Math.floor(now.getTime() / 1000),
+      ...(agentTimestamp !== undefined && { agentTimestamp }),
     });
     const context = this.machineContext(record, now);
     const plan = this.options.machine.nextSteps(record, context);
@@ -463,6 +467,43 @@ export class HostService implements AgentApiBackend {
     );
   }
 
+  /**
+   * What a `GET …/instructions` carries besides the call (AgentApiBackendExtras): the agent's
+   * clock (for time-synced) and version. Kept in memory; a new agent version is a change.
+   */
+  agentCheckIn(
+    infraEnv: InfraEnvRef,
+    hostId: string,
+    checkIn: { readonly discoveryAgentVersion?: string; readonly hostTimestamp?: number },
+  ): void {
+    const stored = this.findIn(infraEnv, hostId);
+    if (stored === undefined) return;
+    const version = checkIn.discoveryAgentVersion;
+    const record: HostRecord =
+      version !== undefined && version !== stored.record.discoveryAgentVersion
+        ? { ...stored.record, discoveryAgentVersion: version }
+        : stored.record;
+    const next: StoredHost = {
+      ...stored,
+      record,
+      ...(checkIn.hostTimestamp !== undefined && { agentTimestamp: checkIn.hostTimestamp }),
+    };
+    if (record === stored.record) this.hosts.set(hostId, next);
+    else this.commit(next, stored.record);
+  }
+
+  /** `PUT …/logs-progress` (AgentApiBackendExtras): the host's log collection, kept in memory. */
+  updateLogsProgress(
+    infraEnv: InfraEnvRef,
+    hostId: string,
+    logsState: LogsState,
+  ): Promise<Outcome<undefined>> {
+    const stored = this.findIn(infraEnv, hostId);
+    if (stored === undefined) return Promise.resolve(refusal(404, `host ${hostId} not found`));
+    this.hosts.set(hostId, { ...stored, logsState });
+    return Promise.resolve(ok(undefined));
+  }
+
   logsUploaded(infraEnv: InfraEnvRef, hostId: string, now: Date): Promise<Outcome<undefined>> {
     const stored = this.findIn(infraEnv, hostId);
     if (stored === undefined) return Promise.resolve(refusal(404, `host ${hostId} not found`));
@@ -559,6 +600,21 @@ export class HostService implements AgentApiBackend {
     this.hosts.set(stored.record.id, stored);
     this.index(stored.record, undefined);
     return stored;
+  }
+
+  /**
+   * Rebuilds every host whose Agent the cache holds and memory does not (after a restart):
+   * call it once the caches have synced, before anything reads hosts by cluster; the monitor
+   * also calls it each round. Nothing is written. @returns how many were restored
+   */
+  restoreAll(now: Date = this.now()): number {
+    let count = 0;
+    for (const agent of this.options.reader.list(Gvk.Agent)) {
+      if (this.hosts.has(agent.metadata.name)) continue;
+      if (agent.metadata['deletionTimestamp'] !== undefined) continue;
+      if (this.restore(agent, now) !== undefined) count++;
+    }
+    return count;
   }
 
   /** Forgets a host (its Agent is being deleted: upstream's deregister). */

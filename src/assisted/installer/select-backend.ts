@@ -10,6 +10,7 @@ import { SIMULATED_BACKEND, SimulatedInstallerBackend } from './simulated-backen
 
 /** The backends by name. */
 export const INSTALLER_BACKENDS = [OPENSHIFT_INSTALL_BACKEND, SIMULATED_BACKEND] as const;
+/** A backend's name. */
 export type InstallerBackendName = (typeof INSTALLER_BACKENDS)[number];
 
 /** Configuration of {@link selectInstallerBackend}. */

@@ -129,6 +129,7 @@ export class Manager {
   private started = false;
   private stopping: Promise<void> | undefined;
   private unsubscribe: () => void = () => undefined;
+  private readonly actingHooks: (() => void)[] = [];
 
   constructor(private readonly options: ManagerOptions) {
     this.clock = options.clock ?? systemRuntimeClock;
@@ -192,6 +193,15 @@ export class Manager {
    */
   writer(): ObjectWriter {
     return new RateLimitedObjectWriter(this.options.client, this.writes, this.term.signal);
+  }
+
+  /**
+   * Calls `hook` each time this replica starts acting (caches synced and leading), before any
+   * worker runs: state kept in memory beside the cache (the assisted core's host records) is
+   * rebuilt from the cache there, so no reconcile sees it half restored.
+   */
+  beforeActing(hook: () => void): void {
+    this.actingHooks.push(hook);
   }
 
   /** Whether this replica may act now (leads, or runs without leader election) and has synced. */
@@ -373,6 +383,13 @@ export class Manager {
 
   private resumeIfLeading(): void {
     if (!this.synced || !this.leading || this.stopping !== undefined) return;
+    for (const hook of this.actingHooks) {
+      try {
+        hook();
+      } catch (error) {
+        this.options.log.error({ error: errorText(error) }, 'a start-of-term hook failed');
+      }
+    }
     for (const runner of this.runners) {
       // A new term looks at every object: the last leader may have left any of them half done.
       for (const object of this.cache.list(runner.controller.for))

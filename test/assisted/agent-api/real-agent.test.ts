@@ -58,8 +58,10 @@ describe.runIf(binary !== undefined && existsSync(binary))(
       const backend = new FakeAgentApiBackend();
       backend.agentImage = AGENT_IMAGE;
       backend.addInfraEnv(INFRA_ENV);
+      const operations: string[] = [];
       const server = await startAgentApiServer({
         backend,
+        observe: (event) => operations.push(`${event.operation} ${String(event.status)}`),
         tokenKey: await importAgentTokenKey(await exportSPKI(pair.publicKey)),
         agentImage: AGENT_IMAGE,
         logsDir: dir,
@@ -193,6 +195,17 @@ describe.runIf(binary !== undefined && existsSync(binary))(
         'completed',
       ]);
       expect(output).not.toMatch(/unauthenticated|status 4\d\d/i);
+      // Every call the real agent made was one of ours and succeeded.
+      expect(new Set(operations)).toEqual(
+        new Set([
+          'v2RegisterHost 201',
+          'v2GetNextSteps 200',
+          'v2PostStepReply 204',
+          'v2GetHost 200',
+          'v2UpdateHostLogsProgress 204',
+          'v2UploadLogs 204',
+        ]),
+      );
       await server.close();
     });
   },

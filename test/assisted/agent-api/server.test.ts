@@ -6,7 +6,10 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { importAgentTokenKey } from '../../../src/assisted/agent-api/auth.js';
 import { startAgentApiServer } from '../../../src/assisted/agent-api/server.js';
-import type { AgentApiServer } from '../../../src/assisted/agent-api/server.js';
+import type {
+  AgentApiRequestEvent,
+  AgentApiServer,
+} from '../../../src/assisted/agent-api/server.js';
 import { SiteForgeError } from '../../../src/shared/errors.js';
 import {
   AgentClient,
@@ -37,6 +40,7 @@ let server: AgentApiServer;
 let logsDir: string;
 const conformance = new AgentApiConformance();
 const clients: AgentClient[] = [];
+const events: AgentApiRequestEvent[] = [];
 
 async function token(
   claims: Record<string, unknown>,
@@ -73,6 +77,7 @@ beforeAll(async () => {
     logsDir,
     limits: { jsonBodyBytes: 256 * 1024, logsBytes: 64 * 1024 },
     now: () => NOW,
+    observe: (event) => events.push(event),
     port: 0,
     tls: { cert: cert.cert, key: cert.key },
   });
@@ -543,6 +548,26 @@ describe('routing and transport', () => {
     expect(response.statusCode).toBe(401);
     await response.body.text();
     await plain.close();
+  });
+
+  it('tells the observer of each answered request: operation, status and duration', async () => {
+    const agent = await client();
+    const host = describeHost(21);
+    const before = events.length;
+    await agent.register(host.hostId);
+    await agent.nextSteps(host.hostId);
+    await agent.request('GET', '/v2/clusters');
+    await client({ token: 'forged' }).then((stranger) => stranger.getHost(host.hostId));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(
+      events.slice(before).map((event) => [event.operation, event.method, event.status]),
+    ).toEqual([
+      ['v2RegisterHost', 'POST', 201],
+      ['v2GetNextSteps', 'GET', 200],
+      ['unknown', 'GET', 404],
+      ['v2GetHost', 'GET', 401],
+    ]);
+    expect(events.slice(before).every((event) => event.durationMs >= 0)).toBe(true);
   });
 
   it('has exercised every operation of the OpenAPI document', () => {

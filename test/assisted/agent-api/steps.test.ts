@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   buildInstruction,
   goJson,
+  stepsForHost,
   parseStepReply,
   vipMac,
 } from '../../../src/assisted/agent-api/steps.js';
@@ -338,5 +339,66 @@ describe('step replies', () => {
     });
     const broken = parseStepReply(reply('inventory', '{"hostname":'));
     expect(broken.ok).toBe(false);
+  });
+});
+
+describe('steps per host status (upstream instruction manager)', () => {
+  const types = (steps: ReturnType<typeof stepsForHost>): string[] =>
+    steps.instructions.map((instruction) => instruction.stepType);
+
+  it('a known host of a cluster runs the discovery checks that apply, every 60 s', () => {
+    const self = knownHost(30);
+    const steps = stepsForHost(
+      ctx(self, { clusterHosts: [self, knownHost(31)], ntpSources: 'a.ntp' }),
+    );
+    expect([steps.nextInstructionSeconds, steps.postStepAction]).toEqual([60, 'continue']);
+    // Free addresses: never in kube-API mode; DHCP and Tang: not configured; no VIPs (SNO).
+    expect(types(steps)).toEqual([
+      'connectivity-check',
+      'inventory',
+      'ntp-synchronizer',
+      'domain-resolution',
+    ]);
+  });
+
+  it('an installing host gets the install step; a preparing one the disk and image checks', () => {
+    const installing = stepsForHost(ctx(knownHost(32, { status: 'installing' })));
+    expect(types(installing)).toEqual(['install']);
+    const preparing = stepsForHost(ctx(knownHost(33, { status: 'preparing-for-installation' })));
+    expect(types(preparing)).toEqual([
+      'installation-disk-speed-check',
+      'container-image-availability',
+    ]);
+  });
+
+  it('a host in error gathers logs and stops, polling every 120 s; binding exits', () => {
+    const error = stepsForHost(ctx(knownHost(34, { status: 'error' })));
+    expect([types(error), error.nextInstructionSeconds]).toEqual([
+      ['logs-gather', 'stop-installation'],
+      120,
+    ]);
+    const binding = stepsForHost(ctx(knownHost(35, { status: 'binding' })));
+    expect([types(binding), binding.nextInstructionSeconds, binding.postStepAction]).toEqual([
+      [],
+      0,
+      'exit',
+    ]);
+  });
+
+  it('an unbound host sends its inventory and NTP; an unknown status just polls again', () => {
+    const host = { ...knownHost(36, { status: 'known-unbound' }), clusterId: undefined };
+    expect(types(stepsForHost({ ...ctx(host), cluster: undefined }))).toEqual([
+      'inventory',
+      'ntp-synchronizer',
+    ]);
+    const installed = stepsForHost(ctx(knownHost(37, { status: 'installed' })));
+    expect([types(installed), installed.nextInstructionSeconds]).toEqual([[], 60]);
+  });
+
+  it('leaves out disabled step types', () => {
+    const steps = stepsForHost(ctx(knownHost(38, { status: 'discovering' })), {
+      disabledSteps: ['inventory'],
+    });
+    expect(types(steps)).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SimulatedInstallerBackend } from '../../../src/assisted/installer/simulated-backend.js';
 import { OpenshiftInstallBackend } from '../../../src/assisted/installer/openshift-install-backend.js';
+import { ignitionForHost } from '../../../src/assisted/clusters/credentials.js';
 import { asKube } from '../../../src/assisted/clusters/kinds.js';
 import { host } from './fakes.js';
 import { ACI_REF, CD_REF, CLUSTER_ID, NS, world } from './world.js';
@@ -249,6 +250,12 @@ describe('the ClusterDeployments controller', () => {
       adminKubeconfigSecretRef: { name: 'site-admin-kubeconfig' },
     });
     expect(w.aci().status.progress?.totalPercentage).toBeGreaterThan(10);
+    // The agent API serves each host the ignition of its role.
+    const output = w.controller.installerOutput(CLUSTER_ID)!;
+    const ignitionOf = (id: string) => ignitionForHost(output, w.hosts.hosts.get(id)!);
+    expect(ignitionOf('host-3')?.['role']).toBe('bootstrap');
+    expect(ignitionOf('host-1')?.['role']).toBe('master');
+    expect(ignitionOf('host-5')?.['role']).toBe('worker');
   });
 
   it('holds the installation while holdInstallation is set, and installs once it is cleared', async () => {
@@ -345,6 +352,7 @@ describe('the ClusterDeployments controller', () => {
       name: 'site-admin-password',
     })!;
     expect(password.metadata.labels?.['hive.openshift.io/secret-type']).toBe('kubeadmincreds');
+    expect(password['type']).toBe('kubeadmincreds');
     expect(w.secret('site-admin-password', 'username')).toBe('kubeadmin');
     expect(w.secret('site-admin-password', 'password')).toBe('abcde-fghij-klmno-pqrst');
     const metadata = {
@@ -356,6 +364,11 @@ describe('the ClusterDeployments controller', () => {
     expect(w.aci().spec.clusterMetadata).toEqual(metadata);
     expect(w.cd().spec.installed).toBe(true);
     expect(w.cd().spec.clusterMetadata).toEqual(metadata);
+    // Done: a later pass writes nothing and keeps no installer output in memory.
+    const writes = w.hub.writes.length;
+    await w.reconcile();
+    expect(w.hub.writes.slice(writes)).toEqual([]);
+    expect(w.controller.installerOutput(CLUSTER_ID)).toBeUndefined();
     expect(w.controller.events.list(CLUSTER_ID).map((e) => e.message)).toEqual(
       expect.arrayContaining([
         'Cluster starting to prepare for installation',
@@ -365,6 +378,49 @@ describe('the ClusterDeployments controller', () => {
         'Updated status of the cluster to installed',
         'Successfully completed installing cluster',
       ]),
+    );
+  });
+
+  it('with day2AfterInstall, turns into a day-2 cluster and installs a host added later', async () => {
+    const w = world({}, { day2AfterInstall: true });
+    fiveHosts(w);
+    await w.reconcile();
+    w.hosts.moveAll(CLUSTER_ID, 'preparing-for-installation', 'preparing-successful');
+    await w.reconcile();
+    w.hosts.moveAll(CLUSTER_ID, 'installing', 'installed', 'Done');
+    await w.reconcile();
+    // Upstream TransformClusterToDay2: the status moves, the status info stays.
+    expect(w.aci().status.debugInfo).toMatchObject({
+      state: 'adding-hosts',
+      stateInfo: 'Cluster is installed',
+    });
+    expect(w.condition('RequirementsMet')?.reason).toBe('ClusterAlreadyInstalling');
+    expect(w.condition('Completed')?.message).toBe(
+      'The installation has completed: Cluster is installed',
+    );
+    w.hosts.add(host('host-6', CLUSTER_ID, { ip: '10.0.0.16', role: 'worker', approved: false }));
+    await w.reconcile();
+    expect(w.hosts.hosts.get('host-6')?.status).toBe('known');
+    w.hosts.set('host-6', { approved: true });
+    await w.reconcile();
+    expect(w.hosts.hosts.get('host-6')?.status).toBe('installing');
+  });
+
+  it('imports a ClusterDeployment installed by other means as a day-2 cluster', async () => {
+    const w = world({
+      withPullSecret: false,
+      withImageSet: false,
+      cdSpec: { installed: true, pullSecretRef: undefined },
+      aciSpec: { imageSetRef: undefined },
+    });
+    await w.reconcile();
+    expect(w.condition('SpecSynced')?.reason).toBe('SyncOK');
+    expect(w.aci().status.debugInfo).toMatchObject({
+      state: 'adding-hosts',
+      stateInfo: 'cluster is adding hosts to existing OCP cluster',
+    });
+    expect(w.condition('Completed')?.message).toBe(
+      'The installation has completed: cluster is adding hosts to existing OCP cluster',
     );
   });
 

@@ -61,11 +61,11 @@ export class FakeInstaller implements InstallerBackend {
     this.manifests.push(manifests.map((m) => m.fileName));
     this.releaseImages.push(options.releaseImage);
     if (this.failWith !== undefined) return Promise.reject(new InstallerError(this.failWith));
-    const ign = { ignition: { version: '3.2.0' } };
+    const ign = (role: string) => ({ ignition: { version: '3.2.0' }, role });
     return Promise.resolve({
       ignitions: options.singleNode
-        ? { bootstrap: ign }
-        : { bootstrap: ign, master: ign, worker: ign },
+        ? { bootstrap: ign('bootstrap') }
+        : { bootstrap: ign('bootstrap'), master: ign('master'), worker: ign('worker') },
       kubeconfig: 'apiVersion: v1\nkind: Config\n',
       kubeadminPassword: 'abcde-fghij-klmno-pqrst',
       clusterId: 'ocp-cluster-id',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Gvk } from '../../../src/bmac/api.js';
 import { AGENT_FINALIZER, AgentAnnotation } from '../../../src/assisted/hosts/agent-names.js';
+import { HostMonitor } from '../../../src/assisted/hosts/host-monitor.js';
 import { HostStage, HostStatus } from '../../../src/assisted/model.js';
 import {
   HOST_ID,
@@ -115,6 +116,32 @@ describe('Agent spec flowing into the host', () => {
       `The Spec could not be synced due to an input error: cancelling non-day-2 host [${HOST_ID}] in the middle of installation is not allowed`,
     );
     expect(w.service.get(HOST_ID)?.clusterId).toBe('cd-uid-1');
+  });
+
+  it('a bound host gets its events URL from the InfraEnv one (same base and token), an unbound one none', async () => {
+    const w = new World(
+      {
+        ...infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
+        status: {
+          debugInfo: {
+            eventsURL:
+              'https://hub.example.com:8090/api/assisted-install/v2/events?infra_env_id=ie-uid-1&api_key=eyJ.tok.en',
+          },
+        },
+      },
+      clusterDeployment(),
+    );
+    w.clusters.records.set('cd-uid-1', snoCluster());
+    await w.registered();
+    expect(w.status()['debugInfo']).toMatchObject({
+      eventsURL: `https://hub.example.com:8090/api/assisted-install/v2/events?host_id=${HOST_ID}&api_key=eyJ.tok.en`,
+    });
+    const unbound = new World(infraEnvObject());
+    await unbound.registered();
+    expect(unbound.status()['debugInfo']).toEqual({
+      state: 'discovering-unbound',
+      stateInfo: 'Waiting for host to send hardware details',
+    });
   });
 
   it('setting a cluster reference binds an unbound host; the Bound condition follows', async () => {
@@ -395,6 +422,25 @@ describe('disconnection', () => {
     expect(w.condition('Connected')).toMatchObject({ status: 'True', reason: 'AgentIsConnected' });
   });
 
+  it('a standby does not monitor: hosts keep their status until it leads', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered(inventory());
+    let leading = false;
+    const monitor = new HostMonitor({
+      hosts: w.service,
+      clock: w.clock,
+      log: w.log,
+      isLeader: () => leading,
+    });
+    monitor.start();
+    w.clock.advance(4 * 60_000);
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.KnownUnbound);
+    leading = true;
+    w.clock.advance(10_000);
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.DisconnectedUnbound);
+    monitor.stop();
+  });
+
   it('the monitor started with start() runs on the clock and stops with stop()', async () => {
     const w = new World(infraEnvObject());
     await w.registered(inventory());
@@ -448,6 +494,17 @@ describe('restart', () => {
     expect(w.condition('Installed')).toMatchObject({ status: 'True' });
   });
 
+  it('restoreAll rebuilds every host from the cache at once, so its cluster sees it before any Agent pass', async () => {
+    const w = await knownSnoHost();
+    w.restart();
+    expect(w.service.hostsOfCluster('cd-uid-1')).toEqual([]);
+    const mark = w.cluster.writes.length;
+    expect(w.service.restoreAll()).toBe(1);
+    expect(w.service.hostsOfCluster('cd-uid-1').map((h) => h.id)).toEqual([HOST_ID]);
+    expect(w.service.restoreAll()).toBe(0);
+    expect(w.writesSince(mark)).toEqual([]);
+  });
+
   it('after a restart every agent gets the full timeout to check in again', async () => {
     const w = await knownSnoHost();
     w.clock.advance(4 * 60_000);
@@ -459,6 +516,29 @@ describe('restart', () => {
     w.clock.advance(5 * 60_000 + 1);
     monitor.runOnce();
     expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.Disconnected);
+  });
+
+  it('a host-record annotation missing fields (edited by hand) still restores a whole host', async () => {
+    const w = new World(infraEnvObject(), {
+      ...Gvk.Agent,
+      metadata: {
+        name: HOST_ID,
+        namespace: NS,
+        labels: { 'infraenvs.agent-install.openshift.io': 'sno-1' },
+        annotations: { [AgentAnnotation.HostRecord]: '{"status":"known-unbound"}' },
+        finalizers: [AGENT_FINALIZER],
+      },
+      spec: { approved: true, role: '' },
+    });
+    await w.reconcile();
+    expect(w.service.get(HOST_ID)).toMatchObject({
+      status: HostStatus.KnownUnbound,
+      approved: true,
+      progress: {},
+      stepResults: {},
+    });
+    expect(() => w.monitor().runOnce()).not.toThrow();
+    expect(w.condition('Connected')).toMatchObject({ status: 'True' });
   });
 
   it('an Agent written by upstream (annotations only) is restored from them', async () => {

@@ -118,8 +118,13 @@ describe('the host side on the core state machine, validations and step builder'
         .get(HOST_ID)
         ?.validationsInfo['network']?.find((v) => v.id === 'time-synced-between-host-and-service');
     expect(validation()?.status).toBe('pending');
-    // The agent's clock is 2 hours behind the service's.
-    await w.service.nextSteps(w.infraEnvRef(), HOST_ID, w.now(), w.now().getTime() / 1000 - 7200);
+    // The agent's clock is 2 hours behind the service's (the agent API's check-in passes it).
+    w.service.agentCheckIn(w.infraEnvRef(), HOST_ID, {
+      hostTimestamp: w.now().getTime() / 1000 - 7200,
+      discoveryAgentVersion: 'v1.1',
+    });
+    await w.service.nextSteps(w.infraEnvRef(), HOST_ID, w.now());
+    expect(w.service.get(HOST_ID)?.discoveryAgentVersion).toBe('v1.1');
     w.monitor().runOnce();
     expect(validation()?.status).toBe('failure');
     await w.service.nextSteps(w.infraEnvRef(), HOST_ID, w.now(), w.now().getTime() / 1000);
@@ -128,6 +133,25 @@ describe('the host side on the core state machine, validations and step builder'
       status: 'success',
       message: 'Host clock is synchronized with service',
     });
+  });
+
+  it('a host registering to an installed cluster adding hosts is a day-2 worker', async () => {
+    const w = coreWorld();
+    w.clusters.records.set('cd-uid-1', {
+      ...snoCluster(),
+      highAvailabilityMode: 'Full',
+      controlPlaneAgents: 3,
+      status: 'adding-hosts',
+    });
+    await w.registered();
+    expect(w.service.get(HOST_ID)).toMatchObject({
+      status: HostStatus.Discovering,
+      role: 'worker',
+      suggestedRole: 'worker',
+      bootstrap: false,
+      machineConfigPool: 'worker',
+    });
+    expect(w.status()).toMatchObject({ kind: 'AddToExistingClusterHost', role: 'worker' });
   });
 
   it('after the inventory the Agent shows the real validations, and its conditions quote them', async () => {

@@ -263,6 +263,18 @@ describe('step replies', () => {
     ]);
   });
 
+  it('logs progress is taken for a known host and refused with 404 for another', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered();
+    expect(await w.service.updateLogsProgress(w.infraEnvRef(), HOST_ID, 'collecting')).toEqual({
+      ok: true,
+      value: undefined,
+    });
+    expect(
+      await w.service.updateLogsProgress(w.infraEnvRef(), 'nobody', 'completed'),
+    ).toMatchObject({ ok: false, httpStatus: 404 });
+  });
+
   it('a failed install step puts the host in error', async () => {
     const w = new World(
       infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
@@ -358,6 +370,16 @@ describe('write coalescing', () => {
     await w.service.updateProgress(ie, HOST_ID, { currentStage: 'Rebooting' }, w.now());
     await w.flush();
     expect(w.writesSince(stage).length).toBe(2);
+  });
+
+  it('approving an Agent costs the controller one status write', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered(inventory());
+    await w.editSpec({ approved: true });
+    const mark = w.cluster.writes.length;
+    await w.reconcile();
+    expect(w.writesSince(mark)).toEqual([`updateStatus Agent ${NS}/${HOST_ID}`]);
+    expect(w.service.get(HOST_ID)?.approved).toBe(true);
   });
 
   it('a new host costs one create and one status write', async () => {
