@@ -99,3 +99,4 @@ try {
 await (await import('./cmp.js')).runCmpBench(); // the Argo CD plugin's figures (bench/cmp.js)
 await (await import('./redfish.js')).runRedfishBench(); // the Redfish client's figures (bench/redfish.js)
 await (await import('./images.js')).runImageBench(); // the image server's figures (bench/images.js)
+await (await import('./assisted.js')).runAssistedBench(); // the assisted core's figures (bench/assisted.js)

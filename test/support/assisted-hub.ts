@@ -851,6 +851,11 @@ export class ScriptedAgents {
       return;
     }
     for (const reply of replies) if (reply.status !== 204) this.note(state, 'reply', reply);
+    if (process.env['ASSISTED_E2E_TRACE'] === '1')
+      console.log(
+        hostId.slice(0, 8),
+        steps.body.instructions.map((s) => `${s.step_type} ${s.args.join(' ').slice(0, 200)}`),
+      );
     if (steps.body.post_step_action === 'exit') {
       // The agent exits; systemd starts it again and it registers anew.
       state.registered = false;
