@@ -47,6 +47,7 @@ import { HostService } from './hosts/host-service.js';
 import { InfraEnvController } from './infraenv/index.js';
 import { selectInstallerBackend } from './installer/index.js';
 import { DEFAULT_AGENT_IMAGE } from './discovery/index.js';
+import { ClusterStatus, HostStatus } from './model.js';
 import type { ClusterRecord, HostRecord } from './model.js';
 import { BmacGvk, Gvk } from '../bmac/api.js';
 
@@ -214,6 +215,15 @@ export function createAssistedCore(deps: AssistedCoreDeps): AssistedCore {
     log.info({ hosts: restored }, 'assisted core: host records restored from the Agents');
   });
 
+  // Hosts and clusters per status, counted when /metrics is scraped (records of this term only).
+  manager.metrics.assistedStatuses({
+    hostStatuses: () => hosts.all().map((host) => host.status),
+    clusterStatuses: () => installations.records().map((cluster) => cluster.status),
+    knownHostStatuses: Object.values(HostStatus),
+    knownClusterStatuses: Object.values(ClusterStatus),
+    active: () => manager.acting(),
+  });
+
   const monitor = new HostMonitor({
     hosts,
     clock,
@@ -241,6 +251,9 @@ export function createAssistedCore(deps: AssistedCoreDeps): AssistedCore {
         available: () => manager.acting(),
         now: () => new Date(clock.now()),
         log: log.child({ component: 'agent-api' }),
+        observe: (event) => {
+          manager.metrics.agentApiRequest(event);
+        },
       });
       log.info({ listening: api.url, url: settings.agentApiUrl }, 'agent API up');
       monitor.start();
