@@ -28,6 +28,7 @@ import type {
   StepReply,
   Steps,
 } from '../agent-api/backend.js';
+import { parseStepReply } from '../agent-api/steps.js';
 import { HostRole, HostStage, StepType } from '../model.js';
 import type { HostStatus } from '../model.js';
 import type {
@@ -148,6 +149,22 @@ const STEP_RESULT_FIELD: Partial<Record<StepType, keyof HostStepResults>> = {
   [StepType.TangConnectivityCheck]: 'tangConnectivity',
   [StepType.VerifyVips]: 'verifyVips',
 };
+
+const ARRAY_REPLIES: ReadonlySet<StepType> = new Set([
+  StepType.VerifyVips,
+  StepType.FreeNetworkAddresses,
+]);
+
+/** The JSON of a reply parseStepReply accepted (JSON null as the empty model), else undefined. */
+function stepOutput(reply: StepReply): unknown {
+  try {
+    const value = JSON.parse(reply.output) as unknown;
+    if (value !== null) return value;
+    return ARRAY_REPLIES.has(reply.stepType) ? [] : {};
+  } catch {
+    return undefined;
+  }
+}
 
 /** A fallback instruction when no builder knows the step: the step id, no arguments. */
 export function bareInstruction(type: StepType): Instruction {
@@ -394,19 +411,17 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
       return Promise.resolve(ok(undefined));
     }
     if (stored.mediaStatus === 'disconnected') this.setMediaStatus(hostId, 'connected');
+    // As upstream: the output must decode as the step's model (an array for verify-vips and
+    // free-network-addresses, JSON null as an empty one); an empty output of the checks that
+    // are still running elsewhere is ignored.
+    const parsed = parseStepReply(reply);
+    if (!parsed.ok) return Promise.resolve(refusal(400, parsed.reason));
+    if (parsed.value.stepType === 'other' && parsed.value.output === undefined)
+      return Promise.resolve(ok(undefined));
     let output: unknown;
     if (reply.stepType === StepType.Inventory || STEP_RESULT_FIELD[reply.stepType] !== undefined) {
-      try {
-        output = JSON.parse(reply.output);
-      } catch {
-        return Promise.resolve(
-          refusal(400, `Failed to decode ${reply.stepType} reply: the output is not JSON`),
-        );
-      }
-      if (typeof output !== 'object' || output === null || Array.isArray(output))
-        return Promise.resolve(
-          refusal(400, `Failed to decode ${reply.stepType} reply: the output is not an object`),
-        );
+      output = stepOutput(reply);
+      if (output === undefined) return Promise.resolve(ok(undefined));
     }
     if (reply.stepType === StepType.Inventory) {
       if (!INVENTORY_UPDATABLE.has(host.status)) {

@@ -140,6 +140,8 @@ describe('host registration', () => {
   });
 });
 
+const ok = { ok: true, value: undefined };
+
 describe('step replies', () => {
   it('an inventory fills status.inventory in the CRD form, the inventory labels and annotations', async () => {
     const w = new World(infraEnvObject());
@@ -234,6 +236,36 @@ describe('step replies', () => {
       w.now(),
     );
     expect(outcome).toMatchObject({ ok: false, httpStatus: 400 });
+  });
+
+  it('takes the replies upstream takes: arrays, an empty output of a running check, null', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered(inventory());
+    const reply = (stepType: StepType, output: string) =>
+      w.service.postStepReply(
+        w.infraEnvRef(),
+        HOST_ID,
+        { stepType, stepId: `${stepType}-1`, exitCode: 0, output, error: '' },
+        w.now(),
+      );
+    const vips = [{ vip: '192.168.111.5', vip_type: 'api', verification: 'succeeded' }];
+    const free = [{ network: '192.168.111.0/24', free_addresses: ['192.168.111.9'] }];
+    expect(await reply(StepType.VerifyVips, JSON.stringify(vips))).toEqual(ok);
+    expect(await reply(StepType.FreeNetworkAddresses, JSON.stringify(free))).toEqual(ok);
+    expect(await reply(StepType.InstallationDiskSpeedCheck, '')).toEqual(ok);
+    expect(await reply(StepType.ContainerImageAvailability, '')).toEqual(ok);
+    expect(await reply(StepType.DomainResolution, 'null')).toEqual(ok);
+    const results = w.service.get(HOST_ID)?.stepResults;
+    expect(results?.verifyVips).toEqual(vips);
+    expect(results?.freeAddresses).toEqual(free);
+    expect(results?.diskSpeed).toBeUndefined();
+    expect(results?.domainResolution).toEqual({});
+    // The wrong kind is still refused, with Go's decoder message.
+    expect(await reply(StepType.VerifyVips, '{}')).toEqual({
+      ok: false,
+      httpStatus: 400,
+      reason: 'json: cannot unmarshal object into Go value of type models.VerifyVipsResponse',
+    });
   });
 
   it('ntp results become status.ntpSources', async () => {
