@@ -21,6 +21,7 @@ import type { Logger } from '../../shared/logger.js';
 import type {
   AgentApiBackend,
   AgentApiBackendExtras,
+  AgentHostView,
   InfraEnvRef,
   LogsState,
   Instruction,
@@ -175,6 +176,8 @@ export function bareInstruction(type: StepType): Instruction {
 export class HostService implements AgentApiBackend, AgentApiBackendExtras {
   private readonly hosts = new Map<string, StoredHost>();
   private readonly byCluster = new Map<string, Set<string>>();
+  /** `logs_started_at` per host id (memory only, as the log collection state). */
+  private readonly logsStartedAt = new Map<string, string>();
   private readonly infraEnvIndex = new Map<string, { namespace: string; name: string }>();
   private readonly listeners: HostListener[] = [];
   /** Hosts changed only in minor ways since their Agent was last enqueued. */
@@ -507,22 +510,42 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
     else this.commit(next, stored.record);
   }
 
-  /** `PUT …/logs-progress` (AgentApiBackendExtras): the host's log collection, kept in memory. */
+  /**
+   * `PUT …/logs-progress` (AgentApiBackendExtras): the host's log collection (`logs_info`, and
+   * `logs_started_at` when the agent reports `requested`, as upstream), kept in memory.
+   */
   updateLogsProgress(
     infraEnv: InfraEnvRef,
     hostId: string,
     logsState: LogsState,
+    now: Date = this.now(),
   ): Promise<Outcome<undefined>> {
     const stored = this.findIn(infraEnv, hostId);
     if (stored === undefined) return Promise.resolve(refusal(404, `host ${hostId} not found`));
     this.hosts.set(hostId, { ...stored, logsState });
+    if (logsState === 'requested') this.logsStartedAt.set(hostId, now.toISOString());
     return Promise.resolve(ok(undefined));
+  }
+
+  /** What the agent API shows beside the record (AgentApiBackendExtras). */
+  hostView(infraEnv: InfraEnvRef, hostId: string): AgentHostView | undefined {
+    const stored = this.findIn(infraEnv, hostId);
+    if (stored === undefined) return undefined;
+    const startedAt = this.logsStartedAt.get(hostId);
+    return {
+      ...(stored.logsState !== undefined && { logsInfo: stored.logsState }),
+      ...(startedAt !== undefined && { logsStartedAt: startedAt }),
+      progressStages: this.progressStagesOf(stored.record),
+    };
   }
 
   logsUploaded(infraEnv: InfraEnvRef, hostId: string, now: Date): Promise<Outcome<undefined>> {
     const stored = this.findIn(infraEnv, hostId);
     if (stored === undefined) return Promise.resolve(refusal(404, `host ${hostId} not found`));
     this.replace(stored, { ...stored.record, logsCollectedAt: now.toISOString() }, now, false);
+    // As upstream, an upload leaves the log collection `collecting` until the agent says more.
+    const current = this.hosts.get(hostId);
+    if (current !== undefined) this.hosts.set(hostId, { ...current, logsState: 'collecting' });
     return Promise.resolve(ok(undefined));
   }
 
@@ -818,6 +841,7 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
     const stored = this.hosts.get(hostId);
     if (stored === undefined) return;
     this.hosts.delete(hostId);
+    this.logsStartedAt.delete(hostId);
     if (stored.record.clusterId !== undefined)
       this.byCluster.get(stored.record.clusterId)?.delete(hostId);
   }

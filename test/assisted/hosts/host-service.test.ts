@@ -16,6 +16,7 @@ import {
   clusterDeployment,
   infraEnvObject,
   inventory,
+  STAGES_SNO,
   snoCluster,
 } from './fixtures.js';
 
@@ -295,16 +296,35 @@ describe('step replies', () => {
     ]);
   });
 
-  it('logs progress is taken for a known host and refused with 404 for another', async () => {
+  it('logs progress is kept for GET host (logs_started_at on requested) and refused with 404 for another', async () => {
     const w = new World(infraEnvObject());
     await w.registered();
-    expect(await w.service.updateLogsProgress(w.infraEnvRef(), HOST_ID, 'collecting')).toEqual({
-      ok: true,
-      value: undefined,
+    expect(w.service.hostView(w.infraEnvRef(), HOST_ID)).not.toHaveProperty('logsInfo');
+    const requestedAt = w.now();
+    expect(
+      await w.service.updateLogsProgress(w.infraEnvRef(), HOST_ID, 'requested', requestedAt),
+    ).toEqual(ok);
+    expect(
+      await w.service.updateLogsProgress(
+        w.infraEnvRef(),
+        HOST_ID,
+        'completed',
+        new Date(requestedAt.getTime() + 60_000),
+      ),
+    ).toEqual(ok);
+    expect(w.service.hostView(w.infraEnvRef(), HOST_ID)).toMatchObject({
+      logsInfo: 'completed',
+      logsStartedAt: requestedAt.toISOString(),
     });
     expect(
       await w.service.updateLogsProgress(w.infraEnvRef(), 'nobody', 'completed'),
     ).toMatchObject({ ok: false, httpStatus: 404 });
+  });
+
+  it('shows the stages of the host role beside the record', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered();
+    expect(w.service.hostView(w.infraEnvRef(), HOST_ID)?.progressStages).toEqual(STAGES_SNO);
   });
 
   it('a failed install step puts the host in error', async () => {
