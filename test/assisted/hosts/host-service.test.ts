@@ -6,6 +6,7 @@ import {
   AgentLabel,
 } from '../../../src/assisted/hosts/agent-names.js';
 import { HostStatus, StepType } from '../../../src/assisted/model.js';
+import { verifyVip, vipVerification } from '../../../src/assisted/validations/network.js';
 import {
   HOST_ID,
   INFRA_ENV,
@@ -261,6 +262,17 @@ describe('step replies', () => {
     expect(results?.freeAddresses).toEqual(free);
     expect(results?.diskSpeed).toBeUndefined();
     expect(results?.domainResolution).toEqual({});
+    // What the cluster's VIP validations read from the hosts.
+    const host = w.service.get(HOST_ID);
+    expect(host && vipVerification([host], '192.168.111.5', 'api')).toBe('succeeded');
+    const hosts = host ? [host] : [];
+    const net = '192.168.111.0/24';
+    expect(verifyVip(hosts, net, '192.168.111.9', 'api-vip', undefined).verification).toBe(
+      'succeeded',
+    );
+    expect(verifyVip(hosts, net, '192.168.111.7', 'api-vip', undefined).verification).toBe(
+      'failed',
+    );
     // The wrong kind is still refused, with Go's decoder message.
     expect(await reply(StepType.VerifyVips, '{}')).toEqual({
       ok: false,
