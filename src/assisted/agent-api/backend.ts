@@ -4,7 +4,7 @@
  * calls the backend with an InfraEnv it has proved the caller may speak for; the backend never
  * sees a token, the API never changes a record itself.
  */
-import type { HostProgress, HostRecord, StepType } from '../model.js';
+import type { HostProgress, HostRecord, HostStage, StepType } from '../model.js';
 
 /** An InfraEnv the agent API may serve: its `metadata.uid` is the InfraEnv id of the wire. */
 export interface InfraEnvRef {
@@ -108,4 +108,19 @@ export interface AgentApiBackendExtras {
     checkIn: { readonly discoveryAgentVersion?: string; readonly hostTimestamp?: number },
     now: Date,
   ): void;
+  /**
+   * What `models.Host` shows beyond the record (register response and `GET …/hosts/{host_id}`):
+   * the log collection and the stages of the host's role.
+   */
+  hostView?(infraEnv: InfraEnvRef, hostId: string): AgentHostView | undefined;
+}
+
+/** The parts of `models.Host` the backend keeps beside the host record. */
+export interface AgentHostView {
+  /** `logs_info`: the last `logs_state` reported. */
+  readonly logsInfo?: LogsState;
+  /** `logs_started_at`: when the agent last reported `requested`. */
+  readonly logsStartedAt?: string;
+  /** `progress_stages`: the stages of the host's role. */
+  readonly progressStages?: readonly HostStage[];
 }

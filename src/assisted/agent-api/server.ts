@@ -121,7 +121,16 @@ const LOGS_STATES: readonly LogsState[] = ['requested', 'collecting', 'completed
 const HOST_STAGES: readonly string[] = Object.values(HostStage);
 const STEP_TYPES: readonly string[] = Object.values(StepType);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** go-openapi strfmt's UUID: the hyphens are optional (`{32 hex}` is one too). */
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+/** A UUID in the hyphenated lowercase form (the Agent's name, the records' keys). */
+function canonicalUuid(value: string): string {
+  const hex = value.replace(/-/g, '').toLowerCase();
+  return [0, 8, 12, 16, 20]
+    .map((start, i, starts) => hex.slice(start, starts[i + 1] ?? 32))
+    .join('-');
+}
 
 /** A refusal go-openapi would have sent before the handler: status and `{code, message}`. */
 class EarlyRefusal extends Error {
@@ -163,7 +172,11 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
     const claimed =
       token === undefined || token === '' ? undefined : await verifier.verify(token, now());
     const infraEnv = claimed === undefined ? undefined : backend.infraEnv(claimed);
-    if (!infraEnv || (pathInfraEnvId !== undefined && pathInfraEnvId !== infraEnv.id)) {
+    const asked =
+      pathInfraEnvId !== undefined && UUID.test(pathInfraEnvId)
+        ? canonicalUuid(pathInfraEnvId)
+        : pathInfraEnvId;
+    if (!infraEnv || (asked !== undefined && asked !== infraEnv.id)) {
       throw new EarlyRefusal(401, UNAUTHORIZED.code, UNAUTHORIZED.message);
     }
     return infraEnv;
@@ -221,7 +234,7 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
         return;
       }
       res.status(201).json({
-        ...renderHost(outcome.value),
+        ...renderHost(outcome.value, backend.hostView?.(infraEnv, hostId)),
         next_step_runner_command: {
           args: nextStepRunnerArgs(infraEnv.id, hostId, options.agentImage),
         },
@@ -330,7 +343,7 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
         res.status(404).json(apiError(404, 'record not found'));
         return;
       }
-      res.status(200).json(renderHost(host));
+      res.status(200).json(renderHost(host, backend.hostView?.(infraEnv, hostId)));
     }),
   );
 
@@ -369,14 +382,15 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
       if (logsType !== 'host' && logsType !== 'controller') {
         throw new EarlyRefusal(422, 606, `logs_type in query should be one of [host controller]`);
       }
-      const hostIdParam = query(req, 'host_id');
-      if (hostIdParam !== undefined && !UUID.test(hostIdParam)) {
+      const hostIdText = query(req, 'host_id');
+      if (hostIdText !== undefined && !UUID.test(hostIdText)) {
         throw new EarlyRefusal(
           422,
           605,
-          `host_id in query must be of type uuid: ${JSON.stringify(hostIdParam)}`,
+          `host_id in query must be of type uuid: ${JSON.stringify(hostIdText)}`,
         );
       }
+      const hostIdParam = hostIdText === undefined ? undefined : canonicalUuid(hostIdText);
       if (logsType === 'controller') {
         // Controller logs come with the cluster's token, which this API does not accept.
         throw new EarlyRefusal(401, UNAUTHORIZED.code, UNAUTHORIZED.message);
@@ -526,7 +540,7 @@ function pathUuid(req: Request, name: string): string {
       `${name} in path must be of type uuid: ${JSON.stringify(value)}`,
     );
   }
-  return value.toLowerCase();
+  return canonicalUuid(value);
 }
 
 function objectBody(value: unknown, name: string): Record<string, unknown> {
@@ -558,7 +572,7 @@ function requiredUuid(body: Record<string, unknown>, name: string): string {
       `${name} in body must be of type uuid: ${JSON.stringify(value)}`,
     );
   }
-  return value.toLowerCase();
+  return canonicalUuid(value);
 }
 
 function optionalString(body: Record<string, unknown>, name: string): string | undefined {

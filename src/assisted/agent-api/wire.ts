@@ -4,7 +4,7 @@
  * validations as JSON strings, `href` and `kind` as upstream's models carry them.
  */
 import type { HostRecord, WireInventory } from '../model.js';
-import type { Steps } from './backend.js';
+import type { AgentHostView, Steps } from './backend.js';
 import { goJson } from './steps.js';
 
 /** The API's base path (swagger `basePath`). */
@@ -94,10 +94,10 @@ export function hostHref(infraEnvId: string, hostId: string): string {
 
 /**
  * A host record as `models.Host` JSON. `requested_hostname` is the hostname upstream shows
- * (the requested one, else the inventory's); `free_addresses` is left out as upstream's
- * GET host clears it.
+ * (the requested one, else the inventory's, else the host id); `free_addresses` is left out as
+ * upstream's GET host clears it. `view` adds the log collection and the role's stages.
  */
-export function renderHost(host: HostRecord): WireHost {
+export function renderHost(host: HostRecord, view: AgentHostView = {}): WireHost {
   const { progress, stepResults } = host;
   const times = [host.statusUpdatedAt, host.checkedInAt, progress.stageUpdatedAt].filter(
     (time): time is string => time !== undefined,
@@ -106,7 +106,8 @@ export function renderHost(host: HostRecord): WireHost {
     (latest, time) => (time > latest ? time : latest),
     host.registeredAt,
   );
-  const hostname = host.requestedHostname ?? host.inventory?.hostname;
+  const hostname =
+    nonEmpty(host.requestedHostname) ?? nonEmpty(host.inventory?.hostname) ?? host.id;
   const disk = installationDisk(host.inventory, host.installationDiskId);
   const result: Record<string, unknown> = {
     kind: 'Host',
@@ -141,7 +142,8 @@ export function renderHost(host: HostRecord): WireHost {
     suggested_role: host.suggestedRole,
     bootstrap: host.bootstrap,
     logs_collected_at: host.logsCollectedAt ?? ZERO_TIME,
-    logs_started_at: ZERO_TIME,
+    ...(view.logsInfo !== undefined && view.logsInfo !== '' ? { logs_info: view.logsInfo } : {}),
+    logs_started_at: view.logsStartedAt ?? ZERO_TIME,
     ...(disk?.path !== undefined ? { installation_disk_path: disk.path } : {}),
     ...(host.installationDiskId !== undefined
       ? { installation_disk_id: host.installationDiskId }
@@ -153,7 +155,8 @@ export function renderHost(host: HostRecord): WireHost {
     ...(host.discoveryAgentVersion !== undefined
       ? { discovery_agent_version: host.discoveryAgentVersion }
       : {}),
-    ...(hostname !== undefined ? { requested_hostname: hostname } : {}),
+    requested_hostname: hostname,
+    progress_stages: [...(view.progressStages ?? [])],
     ...(host.ignitionConfigOverrides !== undefined
       ? { ignition_config_overrides: host.ignitionConfigOverrides }
       : {}),
@@ -168,6 +171,10 @@ export function renderHost(host: HostRecord): WireHost {
       : {}),
   };
   return result as WireHost;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
 }
 
 function jsonField(name: string, value: unknown): Record<string, string> {

@@ -21,6 +21,7 @@ import type { Logger } from '../../shared/logger.js';
 import type {
   AgentApiBackend,
   AgentApiBackendExtras,
+  AgentHostView,
   InfraEnvRef,
   LogsState,
   Instruction,
@@ -28,6 +29,7 @@ import type {
   StepReply,
   Steps,
 } from '../agent-api/backend.js';
+import { parseStepReply } from '../agent-api/steps.js';
 import { HostRole, HostStage, StepType } from '../model.js';
 import type { HostStatus } from '../model.js';
 import type {
@@ -149,6 +151,22 @@ const STEP_RESULT_FIELD: Partial<Record<StepType, keyof HostStepResults>> = {
   [StepType.VerifyVips]: 'verifyVips',
 };
 
+const ARRAY_REPLIES: ReadonlySet<StepType> = new Set([
+  StepType.VerifyVips,
+  StepType.FreeNetworkAddresses,
+]);
+
+/** The JSON of a reply parseStepReply accepted (JSON null as the empty model), else undefined. */
+function stepOutput(reply: StepReply): unknown {
+  try {
+    const value = JSON.parse(reply.output) as unknown;
+    if (value !== null) return value;
+    return ARRAY_REPLIES.has(reply.stepType) ? [] : {};
+  } catch {
+    return undefined;
+  }
+}
+
 /** A fallback instruction when no builder knows the step: the step id, no arguments. */
 export function bareInstruction(type: StepType): Instruction {
   return { stepType: type, stepId: `${type}-${randomBytes(4).toString('hex')}`, args: [] };
@@ -158,6 +176,8 @@ export function bareInstruction(type: StepType): Instruction {
 export class HostService implements AgentApiBackend, AgentApiBackendExtras {
   private readonly hosts = new Map<string, StoredHost>();
   private readonly byCluster = new Map<string, Set<string>>();
+  /** `logs_started_at` per host id (memory only, as the log collection state). */
+  private readonly logsStartedAt = new Map<string, string>();
   private readonly infraEnvIndex = new Map<string, { namespace: string; name: string }>();
   private readonly listeners: HostListener[] = [];
   /** Hosts changed only in minor ways since their Agent was last enqueued. */
@@ -394,19 +414,17 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
       return Promise.resolve(ok(undefined));
     }
     if (stored.mediaStatus === 'disconnected') this.setMediaStatus(hostId, 'connected');
+    // As upstream: the output must decode as the step's model (an array for verify-vips and
+    // free-network-addresses, JSON null as an empty one); an empty output of the checks that
+    // are still running elsewhere is ignored.
+    const parsed = parseStepReply(reply);
+    if (!parsed.ok) return Promise.resolve(refusal(400, parsed.reason));
+    if (parsed.value.stepType === 'other' && parsed.value.output === undefined)
+      return Promise.resolve(ok(undefined));
     let output: unknown;
     if (reply.stepType === StepType.Inventory || STEP_RESULT_FIELD[reply.stepType] !== undefined) {
-      try {
-        output = JSON.parse(reply.output);
-      } catch {
-        return Promise.resolve(
-          refusal(400, `Failed to decode ${reply.stepType} reply: the output is not JSON`),
-        );
-      }
-      if (typeof output !== 'object' || output === null || Array.isArray(output))
-        return Promise.resolve(
-          refusal(400, `Failed to decode ${reply.stepType} reply: the output is not an object`),
-        );
+      output = stepOutput(reply);
+      if (output === undefined) return Promise.resolve(ok(undefined));
     }
     if (reply.stepType === StepType.Inventory) {
       if (!INVENTORY_UPDATABLE.has(host.status)) {
@@ -492,22 +510,42 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
     else this.commit(next, stored.record);
   }
 
-  /** `PUT …/logs-progress` (AgentApiBackendExtras): the host's log collection, kept in memory. */
+  /**
+   * `PUT …/logs-progress` (AgentApiBackendExtras): the host's log collection (`logs_info`, and
+   * `logs_started_at` when the agent reports `requested`, as upstream), kept in memory.
+   */
   updateLogsProgress(
     infraEnv: InfraEnvRef,
     hostId: string,
     logsState: LogsState,
+    now: Date = this.now(),
   ): Promise<Outcome<undefined>> {
     const stored = this.findIn(infraEnv, hostId);
     if (stored === undefined) return Promise.resolve(refusal(404, `host ${hostId} not found`));
     this.hosts.set(hostId, { ...stored, logsState });
+    if (logsState === 'requested') this.logsStartedAt.set(hostId, now.toISOString());
     return Promise.resolve(ok(undefined));
+  }
+
+  /** What the agent API shows beside the record (AgentApiBackendExtras). */
+  hostView(infraEnv: InfraEnvRef, hostId: string): AgentHostView | undefined {
+    const stored = this.findIn(infraEnv, hostId);
+    if (stored === undefined) return undefined;
+    const startedAt = this.logsStartedAt.get(hostId);
+    return {
+      ...(stored.logsState !== undefined && { logsInfo: stored.logsState }),
+      ...(startedAt !== undefined && { logsStartedAt: startedAt }),
+      progressStages: this.progressStagesOf(stored.record),
+    };
   }
 
   logsUploaded(infraEnv: InfraEnvRef, hostId: string, now: Date): Promise<Outcome<undefined>> {
     const stored = this.findIn(infraEnv, hostId);
     if (stored === undefined) return Promise.resolve(refusal(404, `host ${hostId} not found`));
     this.replace(stored, { ...stored.record, logsCollectedAt: now.toISOString() }, now, false);
+    // As upstream, an upload leaves the log collection `collecting` until the agent says more.
+    const current = this.hosts.get(hostId);
+    if (current !== undefined) this.hosts.set(hostId, { ...current, logsState: 'collecting' });
     return Promise.resolve(ok(undefined));
   }
 
@@ -803,6 +841,7 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
     const stored = this.hosts.get(hostId);
     if (stored === undefined) return;
     this.hosts.delete(hostId);
+    this.logsStartedAt.delete(hostId);
     if (stored.record.clusterId !== undefined)
       this.byCluster.get(stored.record.clusterId)?.delete(hostId);
   }

@@ -10,10 +10,10 @@ import type {
   StepReply,
   Steps,
 } from '../../../src/assisted/agent-api/backend.js';
-import type { LogsState } from '../../../src/assisted/agent-api/backend.js';
+import type { AgentHostView, LogsState } from '../../../src/assisted/agent-api/backend.js';
 import { buildInstruction, parseStepReply } from '../../../src/assisted/agent-api/steps.js';
 import type { ClusterRecord, HostProgress, HostRecord } from '../../../src/assisted/model.js';
-import { HostStatus } from '../../../src/assisted/model.js';
+import { HostRole, HostStage, HostStatus } from '../../../src/assisted/model.js';
 
 /** A host record with the defaults of a freshly registered host. */
 export function hostRecord(
@@ -239,6 +239,21 @@ export class FakeAgentApiBackend implements AgentApiBackend {
 
   host(infraEnv: InfraEnvRef, hostId: string): HostRecord | undefined {
     return this.hosts.get(this.key(infraEnv, hostId));
+  }
+
+  /** The last logs state reported, and two stages for any host with a role. */
+  hostView(infraEnv: InfraEnvRef, hostId: string): AgentHostView | undefined {
+    const host = this.hosts.get(this.key(infraEnv, hostId));
+    if (!host) return undefined;
+    const logs = this.calls.logsStates.filter((call) => call.hostId === hostId).at(-1);
+    return {
+      ...(logs !== undefined && {
+        logsInfo: logs.state,
+        logsStartedAt: '2026-11-25T11:00:00.000Z',
+      }),
+      progressStages:
+        host.role === HostRole.AutoAssign ? [] : [HostStage.StartingInstallation, HostStage.Done],
+    };
   }
 
   updateLogsProgress(

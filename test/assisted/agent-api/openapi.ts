@@ -21,7 +21,8 @@ const DOC_PATH = join(
   'assisted-agent-api.yaml',
 );
 const BASE = '/api/assisted-install';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** go-openapi strfmt UUID: hyphens optional. */
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
 interface Parameter {
   readonly name: string;

@@ -10,6 +10,7 @@ import type {
   AgentApiRequestEvent,
   AgentApiServer,
 } from '../../../src/assisted/agent-api/server.js';
+import { HostRole } from '../../../src/assisted/model.js';
 import { SiteForgeError } from '../../../src/shared/errors.js';
 import {
   AgentClient,
@@ -114,6 +115,9 @@ describe('registration', () => {
       role: 'auto-assign',
       discovery_agent_version: AGENT_IMAGE,
       registered_at: NOW.toISOString(),
+      // No requested hostname nor inventory yet: upstream shows the host id.
+      requested_hostname: host.hostId,
+      progress_stages: [],
     });
     const command = body['next_step_runner_command'] as { args: string[]; command?: string };
     expect(command.command).toBeUndefined();
@@ -386,6 +390,24 @@ describe('install progress and logs', () => {
     ]);
   });
 
+  it('shows the log collection and the role stages in GET host', async () => {
+    const agent = await client();
+    const host = describeHost(22);
+    await agent.register(host.hostId);
+    const before = (await agent.getHost(host.hostId)).body as Record<string, unknown>;
+    expect(before['logs_info']).toBeUndefined();
+    expect(before['logs_started_at']).toBe('0001-01-01T00:00:00.000Z');
+    expect(before['progress_stages']).toEqual([]);
+    await agent.logsProgress(host.hostId, 'requested');
+    backend.setHost(INFRA_ENV, host.hostId, { role: HostRole.Master });
+    const after = (await agent.getHost(host.hostId)).body as Record<string, unknown>;
+    expect(after).toMatchObject({
+      logs_info: 'requested',
+      logs_started_at: '2026-11-25T11:00:00.000Z',
+      progress_stages: ['Starting installation', 'Done'],
+    });
+  });
+
   it('stores an uploaded log archive under the cluster and tells the core (204)', async () => {
     const agent = await client();
     const host = describeHost(13);
@@ -548,6 +570,83 @@ describe('routing and transport', () => {
     expect(response.statusCode).toBe(401);
     await response.body.text();
     await plain.close();
+  });
+
+  it('takes a host id of 32 hex digits without hyphens, as go-openapi does', async () => {
+    const agent = await client();
+    const host = describeHost(23);
+    const bare = host.hostId.replace(/-/g, '').toUpperCase();
+    const registered = await agent.register(bare);
+    expect([registered.status, (registered.body as Record<string, unknown>)['id']]).toEqual([
+      201,
+      host.hostId,
+    ]);
+    expect(backend.calls.registered.at(-1)?.hostId).toBe(host.hostId);
+    const steps = await agent.nextSteps(bare);
+    expect(steps.status).toBe(200);
+    const shown = await agent.getHost(bare);
+    expect([shown.status, (shown.body as Record<string, unknown>)['id']]).toEqual([
+      200,
+      host.hostId,
+    ]);
+  });
+
+  it('answers 503 with Retry-After on every operation while the controller stands by', async () => {
+    let serving = false;
+    const standby = await startAgentApiServer({
+      backend,
+      tokenKey: await importAgentTokenKey(
+        await exportSPKI((await generateKeyPair('ES256', { extractable: true })).publicKey),
+      ),
+      agentImage: AGENT_IMAGE,
+      logsDir,
+      available: () => serving,
+      port: 0,
+      tls: { cert: cert.cert, key: cert.key },
+    });
+    const local = new AgentApiConformance();
+    const agent = new AgentClient({
+      url: standby.url,
+      infraEnvId: INFRA_ENV,
+      token: await token({ infra_env_id: INFRA_ENV }),
+      ca: cert.cert,
+      connections: 1,
+      onExchange: local.check,
+    });
+    const host = describeHost(24);
+    const answers = [
+      await agent.register(host.hostId),
+      await agent.nextSteps(host.hostId),
+      await agent.postStepReply(host.hostId, {
+        step_type: 'inventory',
+        step_id: 'inventory-1',
+        exit_code: 0,
+        output: '{}',
+        error: '',
+      }),
+      await agent.reportProgress(host.hostId, 'Done'),
+      await agent.logsProgress(host.hostId, 'completed'),
+      await agent.getHost(host.hostId),
+      await agent.uploadLogs(CLUSTER, host.hostId, Buffer.from('logs')),
+    ];
+    expect(answers.map((answer) => [answer.status, answer.headers['retry-after']])).toEqual(
+      Array.from({ length: 7 }, () => [503, '5']),
+    );
+    expect(local.violations).toEqual([]);
+    expect([...local.seen].sort()).toEqual([
+      'v2GetHost 503',
+      'v2GetNextSteps 503',
+      'v2PostStepReply 503',
+      'v2RegisterHost 503',
+      'v2UpdateHostInstallProgress 503',
+      'v2UpdateHostLogsProgress 503',
+      'v2UploadLogs 503',
+    ]);
+    // Once it serves, requests reach authentication (this server trusts another key: 401).
+    serving = true;
+    expect((await agent.register(host.hostId)).status).toBe(401);
+    await agent.close();
+    await standby.close();
   });
 
   it('tells the observer of each answered request: operation, status and duration', async () => {

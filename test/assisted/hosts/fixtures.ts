@@ -65,7 +65,7 @@ export class ManualClock implements RuntimeClock {
   }
 }
 
-const STAGES_SNO: readonly HostStage[] = [
+export const STAGES_SNO: readonly HostStage[] = [
   HostStage.StartingInstallation,
   HostStage.Installing,
   HostStage.WaitingForBootkube,

@@ -6,6 +6,7 @@ import {
   AgentLabel,
 } from '../../../src/assisted/hosts/agent-names.js';
 import { HostStatus, StepType } from '../../../src/assisted/model.js';
+import { verifyVip, vipVerification } from '../../../src/assisted/validations/network.js';
 import {
   HOST_ID,
   INFRA_ENV,
@@ -16,6 +17,7 @@ import {
   clusterDeployment,
   infraEnvObject,
   inventory,
+  STAGES_SNO,
   snoCluster,
 } from './fixtures.js';
 
@@ -140,6 +142,8 @@ describe('host registration', () => {
   });
 });
 
+const ok = { ok: true, value: undefined };
+
 describe('step replies', () => {
   it('an inventory fills status.inventory in the CRD form, the inventory labels and annotations', async () => {
     const w = new World(infraEnvObject());
@@ -236,6 +240,47 @@ describe('step replies', () => {
     expect(outcome).toMatchObject({ ok: false, httpStatus: 400 });
   });
 
+  it('takes the replies upstream takes: arrays, an empty output of a running check, null', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered(inventory());
+    const reply = (stepType: StepType, output: string) =>
+      w.service.postStepReply(
+        w.infraEnvRef(),
+        HOST_ID,
+        { stepType, stepId: `${stepType}-1`, exitCode: 0, output, error: '' },
+        w.now(),
+      );
+    const vips = [{ vip: '192.168.111.5', vip_type: 'api', verification: 'succeeded' }];
+    const free = [{ network: '192.168.111.0/24', free_addresses: ['192.168.111.9'] }];
+    expect(await reply(StepType.VerifyVips, JSON.stringify(vips))).toEqual(ok);
+    expect(await reply(StepType.FreeNetworkAddresses, JSON.stringify(free))).toEqual(ok);
+    expect(await reply(StepType.InstallationDiskSpeedCheck, '')).toEqual(ok);
+    expect(await reply(StepType.ContainerImageAvailability, '')).toEqual(ok);
+    expect(await reply(StepType.DomainResolution, 'null')).toEqual(ok);
+    const results = w.service.get(HOST_ID)?.stepResults;
+    expect(results?.verifyVips).toEqual(vips);
+    expect(results?.freeAddresses).toEqual(free);
+    expect(results?.diskSpeed).toBeUndefined();
+    expect(results?.domainResolution).toEqual({});
+    // What the cluster's VIP validations read from the hosts.
+    const host = w.service.get(HOST_ID);
+    expect(host && vipVerification([host], '192.168.111.5', 'api')).toBe('succeeded');
+    const hosts = host ? [host] : [];
+    const net = '192.168.111.0/24';
+    expect(verifyVip(hosts, net, '192.168.111.9', 'api-vip', undefined).verification).toBe(
+      'succeeded',
+    );
+    expect(verifyVip(hosts, net, '192.168.111.7', 'api-vip', undefined).verification).toBe(
+      'failed',
+    );
+    // The wrong kind is still refused, with Go's decoder message.
+    expect(await reply(StepType.VerifyVips, '{}')).toEqual({
+      ok: false,
+      httpStatus: 400,
+      reason: 'json: cannot unmarshal object into Go value of type models.VerifyVipsResponse',
+    });
+  });
+
   it('ntp results become status.ntpSources', async () => {
     const w = new World(infraEnvObject());
     await w.registered(inventory());
@@ -263,16 +308,35 @@ describe('step replies', () => {
     ]);
   });
 
-  it('logs progress is taken for a known host and refused with 404 for another', async () => {
+  it('logs progress is kept for GET host (logs_started_at on requested) and refused with 404 for another', async () => {
     const w = new World(infraEnvObject());
     await w.registered();
-    expect(await w.service.updateLogsProgress(w.infraEnvRef(), HOST_ID, 'collecting')).toEqual({
-      ok: true,
-      value: undefined,
+    expect(w.service.hostView(w.infraEnvRef(), HOST_ID)).not.toHaveProperty('logsInfo');
+    const requestedAt = w.now();
+    expect(
+      await w.service.updateLogsProgress(w.infraEnvRef(), HOST_ID, 'requested', requestedAt),
+    ).toEqual(ok);
+    expect(
+      await w.service.updateLogsProgress(
+        w.infraEnvRef(),
+        HOST_ID,
+        'completed',
+        new Date(requestedAt.getTime() + 60_000),
+      ),
+    ).toEqual(ok);
+    expect(w.service.hostView(w.infraEnvRef(), HOST_ID)).toMatchObject({
+      logsInfo: 'completed',
+      logsStartedAt: requestedAt.toISOString(),
     });
     expect(
       await w.service.updateLogsProgress(w.infraEnvRef(), 'nobody', 'completed'),
     ).toMatchObject({ ok: false, httpStatus: 404 });
+  });
+
+  it('shows the stages of the host role beside the record', async () => {
+    const w = new World(infraEnvObject());
+    await w.registered();
+    expect(w.service.hostView(w.infraEnvRef(), HOST_ID)?.progressStages).toEqual(STAGES_SNO);
   });
 
   it('a failed install step puts the host in error', async () => {
