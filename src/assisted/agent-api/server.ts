@@ -163,6 +163,9 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
         return;
       }
       res.setHeader('Retry-After', '5');
+      // Closed, so the agent's next connection may reach the replica that acts (the Service
+      // balances connections, not requests).
+      res.setHeader('Connection', 'close');
       res.status(503).json(apiError(503, 'The service is not ready to serve agents; retry later'));
     });
 
