@@ -26,6 +26,13 @@ import type {
   Request,
   Watch,
 } from '../../bmac/runtime/contract.js';
+import {
+  DEFAULT_CPU_ARCHITECTURE,
+  OsImageNotFoundError,
+  normalizeCpuArchitecture,
+  osImageOrLatest,
+} from '../config/os-images.js';
+import type { OsImage } from '../config/os-images.js';
 import { signAgentToken, verifyAgentToken } from '../discovery/agent-token.js';
 import type { AgentTokenKey } from '../discovery/agent-token.js';
 import { DiscoveryImageNotReadyError } from '../discovery/discovery-isos.js';
@@ -38,12 +45,6 @@ import {
 } from '../discovery/ignition.js';
 import type { HostStaticNetworkConfig } from '../discovery/ignition.js';
 import { IsoLayoutError } from '../discovery/iso9660.js';
-import {
-  OsImageNotFoundError,
-  normaliseCpuArchitecture,
-  selectOsImage,
-} from '../discovery/os-images.js';
-import type { OsImage } from '../discovery/os-images.js';
 import { labelSelectorMatches } from './label-selector.js';
 
 /** The NMStateConfig kind. */
@@ -255,10 +256,10 @@ export class InfraEnvController implements Controller {
     ctx: ReconcileContext,
   ): Promise<void> {
     const spec = record(infraEnv['spec']);
-    const arch = normaliseCpuArchitecture(str(spec['cpuArchitecture']));
+    const arch = normalizeCpuArchitecture(str(spec['cpuArchitecture'])) || DEFAULT_CPU_ARCHITECTURE;
     let osImage: OsImage;
     try {
-      osImage = selectOsImage(this.props.osImages, str(spec['osImageVersion']), arch);
+      osImage = osImageOrLatest(this.props.osImages, str(spec['osImageVersion']), arch);
     } catch (error) {
       if (error instanceof OsImageNotFoundError)
         throw new ImageCreationFailure(error.message, true);

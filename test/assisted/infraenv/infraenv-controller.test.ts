@@ -97,6 +97,7 @@ beforeEach(() => {
         version: '416.94',
         url: 'https://mirror.example/4.16.iso',
         rootFSUrl: 'https://mirror.example/4.16.img',
+        cpuArchitecture: 'x86_64',
       },
       {
         openshiftVersion: '4.17',
@@ -324,7 +325,7 @@ describe('InfraEnv controller', () => {
     }));
     expect(await reconcile()).toEqual({});
     expect(condition().message).toBe(
-      "Failed to create image: No OS image for Openshift version 4.12 and architecture aarch64: The requested CPU architecture (aarch64) isn't specified in OS images list",
+      "Failed to create image: No OS image for Openshift version 4.12 and architecture arm64: The requested CPU architecture (arm64) isn't specified in OS images list",
     );
   });
 
