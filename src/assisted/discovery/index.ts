@@ -1,5 +1,4 @@
-export { signAgentToken, verifyAgentToken } from './agent-token.js';
-export type { AgentTokenKey } from './agent-token.js';
+export { signAgentToken } from './agent-token.js';
 export { compressedCpio, cpioArchive } from './cpio.js';
 export type { CpioFile } from './cpio.js';
 export { DiscoveryImageNotReadyError, ImageServerDiscoveryIsos } from './discovery-isos.js';
