@@ -5,6 +5,7 @@
  * and one annotation of ours for the rest — so that a restarted controller picks it up again.
  */
 import type { ClusterRecord, ClusterStatus, ValidationsInfo } from '../model.js';
+import { parseIgnoredValidations } from '../validations/ignored.js';
 import { ClusterAnnotation } from './kinds.js';
 import type { AgentClusterInstall, ClusterDeployment } from './kinds.js';
 
@@ -49,19 +50,6 @@ const STATUSES: readonly string[] = [
 export const INSUFFICIENT_STATUS_INFO = 'Cluster is not ready for install';
 /** Status info of an imported (day-2) cluster. */
 export const ADDING_HOSTS_STATUS_INFO = 'cluster is adding hosts to existing OCP cluster';
-
-/** A comma list → unique ids; present but empty → []. */
-export function parseIgnoredValidations(value: string | undefined): string[] {
-  if (value === undefined) return [];
-  return [
-    ...new Set(
-      value
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s !== ''),
-    ),
-  ];
-}
 
 /** The ACI `platformType` (hive spelling) → the assisted platform type. */
 function platformOf(spec: AgentClusterInstall['spec'], userManaged: boolean): string {
@@ -163,12 +151,11 @@ export function clusterSpecFields(
     pullSecretSet,
     ...(spec.sshPublicKey !== undefined &&
       spec.sshPublicKey !== '' && { sshPublicKey: spec.sshPublicKey }),
-    ignoredHostValidations: parseIgnoredValidations(
-      annotations[ClusterAnnotation.IgnoredHostValidations],
-    ),
-    ignoredClusterValidations: parseIgnoredValidations(
-      annotations[ClusterAnnotation.IgnoredClusterValidations],
-    ),
+    ignoredHostValidations:
+      parseIgnoredValidations(annotations[ClusterAnnotation.IgnoredHostValidations], 'skip') ?? [],
+    ignoredClusterValidations:
+      parseIgnoredValidations(annotations[ClusterAnnotation.IgnoredClusterValidations], 'skip') ??
+      [],
     holdInstallation: spec.holdInstallation === true,
   };
 }

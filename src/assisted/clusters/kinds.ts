@@ -4,6 +4,10 @@
  * strings with upstream's exact spelling (assisted.md §3.3, §8).
  */
 import type { GroupVersionKind, KubeObject } from '../../kube/index.js';
+import {
+  IGNORED_CLUSTER_VALIDATIONS_ANNOTATION,
+  IGNORED_HOST_VALIDATIONS_ANNOTATION,
+} from '../validations/ignored.js';
 
 /** The kinds the cluster controller reads or writes. */
 export const ClusterGvk = {
@@ -28,8 +32,8 @@ export const ClusterFinalizer = {
 /** Annotations read on the AgentClusterInstall and ClusterDeployment. */
 export const ClusterAnnotation = {
   InstallConfigOverrides: 'agent-install.openshift.io/install-config-overrides',
-  IgnoredClusterValidations: 'agent-install.openshift.io/ignored-cluster-validations',
-  IgnoredHostValidations: 'agent-install.openshift.io/ignored-host-validations',
+  IgnoredClusterValidations: IGNORED_CLUSTER_VALIDATIONS_ANNOTATION,
+  IgnoredHostValidations: IGNORED_HOST_VALIDATIONS_ANNOTATION,
   /** On the ClusterDeployment: `true` holds the installation as `spec.holdInstallation` does. */
   ReconcilePause: 'hive.openshift.io/reconcile-pause',
   /**

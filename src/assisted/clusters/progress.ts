@@ -4,62 +4,10 @@
  * 10 %, the hosts' install stages 70 % (done stages over all stages of every host's role) and
  * finalizing 15 %; an installed cluster is at 100 %.
  */
-import type { ClusterRecord, HostRecord, HostStage } from '../model.js';
+import type { ClusterRecord, HostRecord } from '../model.js';
+import { stagesFor } from '../state/host-stages.js';
 
 const WEIGHT = { preparing: 0.1, installing: 0.7, finalizing: 0.15 } as const;
-
-const BOOTSTRAP: readonly HostStage[] = [
-  'Starting installation',
-  'Installing',
-  'Writing image to disk',
-  'Copying registry data to disk',
-  'Waiting for control plane',
-  'Waiting for bootkube',
-  'Waiting for controller',
-  'Rebooting',
-  'Configuring',
-  'Joined',
-  'Done',
-];
-const MASTER: readonly HostStage[] = [
-  'Starting installation',
-  'Installing',
-  'Writing image to disk',
-  'Copying registry data to disk',
-  'Rebooting',
-  'Configuring',
-  'Joined',
-  'Done',
-];
-const WORKER: readonly HostStage[] = [
-  'Starting installation',
-  'Installing',
-  'Writing image to disk',
-  'Waiting for control plane',
-  'Rebooting',
-  'Waiting for ignition',
-  'Configuring',
-  'Joined',
-  'Done',
-];
-const SNO: readonly HostStage[] = [
-  'Starting installation',
-  'Installing',
-  'Waiting for bootkube',
-  'Writing image to disk',
-  'Copying registry data to disk',
-  'Rebooting',
-  'Joined',
-  'Done',
-];
-
-/** The ordered stages of a host (assisted.md §4.3). */
-export function stagesOf(host: HostRecord, singleNode: boolean): readonly HostStage[] {
-  if (host.bootstrap || host.role === 'bootstrap') return singleNode ? SNO : BOOTSTRAP;
-  if (host.role === 'master' || host.role === 'arbiter') return MASTER;
-  if (host.role === 'worker') return WORKER;
-  return [];
-}
 
 /** Percent of the hosts' stages done (the installing stage's own percentage). */
 export function installingStagePercentage(
@@ -69,7 +17,7 @@ export function installingStagePercentage(
   let done = 0;
   let total = 0;
   for (const host of hosts) {
-    const stages = stagesOf(host, singleNode);
+    const stages = stagesFor(host.role, host.bootstrap, singleNode);
     const stage = host.progress.currentStage;
     const index = stage === undefined ? -1 : stages.indexOf(stage);
     done += index + 1;

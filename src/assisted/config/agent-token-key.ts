@@ -11,7 +11,7 @@ import { UsageError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 
 /** The signing pair of agent tokens (EC P-256, for ES256). */
-export interface AgentTokenKey {
+export interface AgentTokenKeyPair {
   readonly privateKey: KeyObject;
   readonly publicKey: KeyObject;
   /** True when made for this process alone (no `--agent-token-key-file`). */
@@ -31,7 +31,10 @@ const KEY_FILE_LIMIT = 64 * 1024;
  * a warning that ISOs made now stop working after a restart or failover.
  * @throws UsageError naming the file and how to make a good one
  */
-export function agentTokenKey(file: string | undefined, log: Pick<Logger, 'warn'>): AgentTokenKey {
+export function agentTokenKey(
+  file: string | undefined,
+  log: Pick<Logger, 'warn'>,
+): AgentTokenKeyPair {
   if (file === undefined) {
     log.warn(
       'no --agent-token-key-file: agent tokens are signed with a key of this process alone; discovery ISOs made now stop working after a restart or failover',

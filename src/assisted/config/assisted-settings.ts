@@ -8,7 +8,7 @@ import type { Logger } from '../../shared/logger.js';
 import { agentApiTls, hostOfUrl } from './agent-api-tls.js';
 import type { AgentApiTls } from './agent-api-tls.js';
 import { agentTokenKey } from './agent-token-key.js';
-import type { AgentTokenKey } from './agent-token-key.js';
+import type { AgentTokenKeyPair } from './agent-token-key.js';
 import { loadOsImagesFile } from './os-images.js';
 import type { OsImage } from './os-images.js';
 import {
@@ -41,7 +41,7 @@ export interface AssistedSettings {
   /** The https base URL agents are given, without a trailing slash. */
   readonly agentApiUrl: string;
   readonly tls: AgentApiTls;
-  readonly tokenKey: AgentTokenKey;
+  readonly tokenKey: AgentTokenKeyPair;
   /** Empty without `--os-images-file`: InfraEnvs then get no ISO (warned at start-up). */
   readonly osImages: readonly OsImage[];
   readonly installer: InstallerBackend;

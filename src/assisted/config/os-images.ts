@@ -424,6 +424,31 @@ export function latestOsImage(images: readonly OsImage[], cpuArchitecture = ''):
   return latest;
 }
 
+/**
+ * The image of an InfraEnv (AS GetOsImageOrLatest): `selectOsImage` for the version it names,
+ * `latestOsImage` when it names none, with assisted-service's message around the reason.
+ * @throws OsImageNotFoundError with assisted-service's message
+ */
+export function osImageOrLatest(
+  images: readonly OsImage[],
+  openshiftVersion: string,
+  cpuArchitecture = '',
+): OsImage {
+  const arch = normalizeCpuArchitecture(cpuArchitecture) || DEFAULT_CPU_ARCHITECTURE;
+  try {
+    return openshiftVersion === ''
+      ? latestOsImage(images, arch)
+      : selectOsImage(images, openshiftVersion, arch);
+  } catch (err) {
+    if (!(err instanceof OsImageNotFoundError)) throw err;
+    throw new OsImageNotFoundError(
+      openshiftVersion === ''
+        ? `Failed to get latest OS image for architecture ${arch}: ${err.message}`
+        : `No OS image for Openshift version ${openshiftVersion} and architecture ${arch}: ${err.message}`,
+    );
+  }
+}
+
 /** `4.16` of `4.16.3` or `4.16.0-ec.1` (AS common.GetMajorMinorVersion); undefined without a dot. */
 export function majorMinor(version: string): string | undefined {
   const parts = (version.split('-')[0] ?? '').split('.');

@@ -1,41 +1,20 @@
 /**
- * The per-InfraEnv agent token (assisted.md §6.3, local authentication): an ES256 JWT whose
- * claim `infra_env_id` names the InfraEnv, carried by the discovery ignition as
+ * Signing the per-InfraEnv agent token (assisted.md §6.3, local authentication): an ES256 JWT
+ * whose claim `infra_env_id` names the InfraEnv, carried by the discovery ignition as
  * `PULL_SECRET_TOKEN` and sent back by the agent in `X-Secret-Key`. Like assisted-service's, it
- * has no expiry; one that carries `exp` is refused once past it.
+ * has no expiry. The agent API checks it with `verifyAgentToken` of `agent-api/auth.ts`, the one
+ * place tokens are verified.
  */
-import { KeyObject, createPublicKey } from 'node:crypto';
-import type { webcrypto } from 'node:crypto';
-import { SignJWT, jwtVerify } from 'jose';
-
-/** A P-256 key: the private key signs; either half verifies. */
-export type AgentTokenKey = KeyObject | webcrypto.CryptoKey;
-
-/** Signs the agent token of an InfraEnv (its id is the InfraEnv's `metadata.uid`). */
-export function signAgentToken(infraEnvId: string, key: AgentTokenKey): Promise<string> {
-  return new SignJWT({ infra_env_id: infraEnvId })
-    .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
-    .sign(key);
-}
+import type { KeyObject } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { INFRA_ENV_CLAIM } from '../agent-api/auth.js';
 
 /**
- * Checks an agent token's signature (ES256 only), its expiry when it has one, and its claim.
- * @returns the InfraEnv it was issued for, or undefined for any token not to be trusted
+ * Signs the agent token of an InfraEnv (its id is the InfraEnv's `metadata.uid`).
+ * @param privateKey the EC P-256 private key of the agent token key pair
  */
-export async function verifyAgentToken(
-  token: string,
-  key: AgentTokenKey,
-): Promise<{ infraEnvId: string } | undefined> {
-  try {
-    const { payload } = await jwtVerify(token, publicHalf(key), { algorithms: ['ES256'] });
-    const id = payload['infra_env_id'];
-    return typeof id === 'string' && id !== '' ? { infraEnvId: id } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function publicHalf(key: AgentTokenKey): AgentTokenKey {
-  const object = key instanceof KeyObject ? key : KeyObject.from(key);
-  return object.type === 'private' ? createPublicKey(object) : object;
+export function signAgentToken(infraEnvId: string, privateKey: KeyObject): Promise<string> {
+  return new SignJWT({ [INFRA_ENV_CLAIM]: infraEnvId })
+    .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
+    .sign(privateKey);
 }

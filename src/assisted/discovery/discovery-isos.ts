@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ImageServer, PositionalReader } from '../../bmac/images/image-server.js';
 import { SiteForgeError } from '../../shared/errors.js';
+import type { OsImage } from '../config/os-images.js';
 import type { CpioFile } from './cpio.js';
 import { ImageType } from './ignition.js';
 import { locateEmbedAreas } from './iso9660.js';
 import type { EmbedAreas } from './iso9660.js';
 import { buildMinimalTemplate } from './minimal-template.js';
-import type { OsImage } from './os-images.js';
 import { discoveryOverlay } from './overlay.js';
 
 /** An InfraEnv's ISO, as the InfraEnv controller asks for it. */

@@ -1,5 +1,4 @@
-export { signAgentToken, verifyAgentToken } from './agent-token.js';
-export type { AgentTokenKey } from './agent-token.js';
+export { signAgentToken } from './agent-token.js';
 export { compressedCpio, cpioArchive } from './cpio.js';
 export type { CpioFile } from './cpio.js';
 export { DiscoveryImageNotReadyError, ImageServerDiscoveryIsos } from './discovery-isos.js';
@@ -31,14 +30,6 @@ export {
   readIsoFile,
 } from './iso9660.js';
 export type { EmbedArea, EmbedAreas, IsoFile, RandomAccess } from './iso9660.js';
-export {
-  DEFAULT_CPU_ARCHITECTURE,
-  OsImageNotFoundError,
-  compareVersions,
-  normaliseCpuArchitecture,
-  selectOsImage,
-} from './os-images.js';
-export type { OsImage } from './os-images.js';
 export { RAMDISK_BYTES, RAMDISK_PATH, buildMinimalTemplate } from './minimal-template.js';
 export type { MinimalTemplateOptions } from './minimal-template.js';
 export { discoveryOverlay, rootfsUrlKernelArgument } from './overlay.js';

@@ -11,6 +11,11 @@ import { Gvk } from '../../bmac/api.js';
 import type { ObjectReader } from '../../bmac/runtime/contract.js';
 import { HostRole } from '../model.js';
 import type { HostRecord } from '../model.js';
+import {
+  FORBIDDEN_HOSTNAMES,
+  HOSTNAME_PATTERN,
+  MAX_HOSTNAME_LENGTH,
+} from '../validations/host-validations.js';
 import type { SpecSyncError } from './agent-conditions.js';
 import { clusterReference } from './agent-projection.js';
 import { HostKind } from './agent-names.js';
@@ -20,17 +25,7 @@ import { diskIdentifier, findDisk } from './inventory.js';
 
 type Json = Record<string, unknown>;
 
-const HOSTNAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}(?:[.][a-z0-9-]{1,63})*$/;
-const HOSTNAME_PATTERN_TEXT = '^[a-z0-9][a-z0-9-]{0,62}(?:[.][a-z0-9-]{1,63})*$';
-const MAX_HOSTNAME_LENGTH = 63;
-const FORBIDDEN_HOSTNAMES = new Set([
-  'localhost',
-  'localhost.localdomain',
-  'localhost4',
-  'localhost4.localdomain4',
-  'localhost6',
-  'localhost6.localdomain6',
-]);
+const HOSTNAME_RE = new RegExp(HOSTNAME_PATTERN);
 const INSTALLER_FLAGS = [
   '--append-karg',
   '--delete-karg',
@@ -56,9 +51,9 @@ function backendError(message: string): SpecSyncError {
 export function hostnameError(hostname: string): string | undefined {
   if (hostname.length > MAX_HOSTNAME_LENGTH)
     return `hostname is too long, must be 63 characters or less. Hostname: ${hostname} has ${String(hostname.length)} characters`;
-  if (!HOSTNAME_PATTERN.test(hostname))
-    return `Hostname does not pass required regex validation: ${HOSTNAME_PATTERN_TEXT}. Hostname: ${hostname}`;
-  if (FORBIDDEN_HOSTNAMES.has(hostname)) return `The host name ${hostname} is forbidden`;
+  if (!HOSTNAME_RE.test(hostname))
+    return `Hostname does not pass required regex validation: ${HOSTNAME_PATTERN}. Hostname: ${hostname}`;
+  if (FORBIDDEN_HOSTNAMES.includes(hostname)) return `The host name ${hostname} is forbidden`;
   return undefined;
 }
 

@@ -7,6 +7,8 @@
  * `debugInfo` and the `ImageCreated` condition with assisted-service's reasons and messages.
  * A change of the InfraEnv, of an NMStateConfig it selects or of its ClusterDeployment wakes it.
  */
+import { createPublicKey } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { stringify as toYaml } from 'yaml';
 import type { KubeObject } from '../../kube/index.js';
@@ -26,8 +28,15 @@ import type {
   Request,
   Watch,
 } from '../../bmac/runtime/contract.js';
-import { signAgentToken, verifyAgentToken } from '../discovery/agent-token.js';
-import type { AgentTokenKey } from '../discovery/agent-token.js';
+import { verifyAgentToken } from '../agent-api/auth.js';
+import {
+  DEFAULT_CPU_ARCHITECTURE,
+  OsImageNotFoundError,
+  normalizeCpuArchitecture,
+  osImageOrLatest,
+} from '../config/os-images.js';
+import type { OsImage } from '../config/os-images.js';
+import { signAgentToken } from '../discovery/agent-token.js';
 import { DiscoveryImageNotReadyError } from '../discovery/discovery-isos.js';
 import type { DiscoveryIsoStore } from '../discovery/discovery-isos.js';
 import {
@@ -38,12 +47,6 @@ import {
 } from '../discovery/ignition.js';
 import type { HostStaticNetworkConfig } from '../discovery/ignition.js';
 import { IsoLayoutError } from '../discovery/iso9660.js';
-import {
-  OsImageNotFoundError,
-  normaliseCpuArchitecture,
-  selectOsImage,
-} from '../discovery/os-images.js';
-import type { OsImage } from '../discovery/os-images.js';
 import { labelSelectorMatches } from './label-selector.js';
 
 /** The NMStateConfig kind. */
@@ -73,8 +76,8 @@ export const RECOVERABLE_ERROR_REQUEUE_MS = 20_000;
 
 /** Options of {@link InfraEnvController}. */
 export interface InfraEnvControllerProps {
-  /** Signs the agent tokens (ES256, P-256). */
-  readonly privateKey: AgentTokenKey;
+  /** Signs the agent tokens (ES256, P-256): the private key of the agent token key pair. */
+  readonly privateKey: KeyObject;
   /** Where ISO URLs come from (the image server). */
   readonly isos: DiscoveryIsoStore;
   /** The base images (AgentServiceConfig `osImages`). */
@@ -140,6 +143,8 @@ export class InfraEnvController implements Controller {
   ];
   private readonly imageServiceBaseUrl: string;
   private readonly serviceBaseUrl: string;
+  /** Checks the tokens already handed out, as the agent API does. */
+  private readonly publicKey: KeyObject;
 
   /** @throws Error when the service URL is empty */
   constructor(private readonly props: InfraEnvControllerProps) {
@@ -150,6 +155,7 @@ export class InfraEnvController implements Controller {
       /\/+$/,
       '',
     );
+    this.publicKey = createPublicKey(props.privateKey);
   }
 
   async reconcile(request: Request, ctx: ReconcileContext): Promise<ReconcileResult> {
@@ -196,7 +202,7 @@ export class InfraEnvController implements Controller {
     }
 
     const id = str(infraEnv.metadata['uid']);
-    const token = await this.agentToken(id, status);
+    const token = await this.agentToken(id, status, new Date(ctx.clock.now()));
     try {
       await this.createImage(infraEnv, id, token, status, ctx);
     } catch (error) {
@@ -255,10 +261,10 @@ export class InfraEnvController implements Controller {
     ctx: ReconcileContext,
   ): Promise<void> {
     const spec = record(infraEnv['spec']);
-    const arch = normaliseCpuArchitecture(str(spec['cpuArchitecture']));
+    const arch = normalizeCpuArchitecture(str(spec['cpuArchitecture'])) || DEFAULT_CPU_ARCHITECTURE;
     let osImage: OsImage;
     try {
-      osImage = selectOsImage(this.props.osImages, str(spec['osImageVersion']), arch);
+      osImage = osImageOrLatest(this.props.osImages, str(spec['osImageVersion']), arch);
     } catch (error) {
       if (error instanceof OsImageNotFoundError)
         throw new ImageCreationFailure(error.message, true);
@@ -372,14 +378,11 @@ export class InfraEnvController implements Controller {
    * for this InfraEnv (ES256 signatures are randomised: a new one would change the ISO on every
    * pass), else a new one.
    */
-  private async agentToken(id: string, status: Json): Promise<string> {
+  private async agentToken(id: string, status: Json, now: Date): Promise<string> {
     const known = /[?&]api_key=([^&]+)/.exec(
       str(record(status['bootArtifacts'])['discoveryIgnitionURL']),
     )?.[1];
-    if (
-      known !== undefined &&
-      (await verifyAgentToken(known, this.props.privateKey))?.infraEnvId === id
-    )
+    if (known !== undefined && (await verifyAgentToken(known, this.publicKey, now)) === id)
       return known;
     return signAgentToken(id, this.props.privateKey);
   }

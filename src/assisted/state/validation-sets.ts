@@ -6,38 +6,11 @@
  * and the two `refresh_status_preprocessor.go` files.
  */
 import type { ValidationResult, ValidationsInfo } from '../model.js';
+import { OPERATORS } from '../validations/ids.js';
+import { isIgnored } from '../validations/ignored.js';
 
 /** Operator requirement validations the host and cluster machines both require (same ids). */
-const OPERATOR_REQUIREMENTS = [
-  'odf-requirements-satisfied',
-  'lso-requirements-satisfied',
-  'cnv-requirements-satisfied',
-  'lvm-requirements-satisfied',
-  'mce-requirements-satisfied',
-  'mtv-requirements-satisfied',
-  'osc-requirements-satisfied',
-  'node-feature-discovery-requirements-satisfied',
-  'nvidia-gpu-requirements-satisfied',
-  'pipelines-requirements-satisfied',
-  'servicemesh-requirements-satisfied',
-  'serverless-requirements-satisfied',
-  'openshift-ai-requirements-satisfied',
-  'authorino-requirements-satisfied',
-  'nmstate-requirements-satisfied',
-  'amd-gpu-requirements-satisfied',
-  'kmm-requirements-satisfied',
-  'node-healthcheck-requirements-satisfied',
-  'self-node-remediation-requirements-satisfied',
-  'fence-agents-remediation-requirements-satisfied',
-  'node-maintenance-requirements-satisfied',
-  'kube-descheduler-requirements-satisfied',
-  'cluster-observability-requirements-satisfied',
-  'numa-resources-requirements-satisfied',
-  'oadp-requirements-satisfied',
-  'metallb-requirements-satisfied',
-  'loki-requirements-satisfied',
-  'openshift-logging-requirements-satisfied',
-] as const;
+const OPERATOR_REQUIREMENTS = OPERATORS.map((operator) => operator.validationId);
 
 /** Host validation sets of the bound host machine (upstream `statemachine.go`). */
 export const HostValidationSets = {
@@ -124,35 +97,6 @@ export const ClusterValidationSets = {
   ],
 } as const satisfies Record<string, readonly string[]>;
 
-/** Host validations an ignore list cannot silence (`NonIgnorableHostValidations`). */
-export const NON_IGNORABLE_HOST_VALIDATIONS: readonly string[] = [
-  'connected',
-  'has-inventory',
-  'inventory-not-fully-truncated',
-  'machine-cidr-defined',
-  'hostname-unique',
-  'hostname-valid',
-];
-
-/** Cluster validations an ignore list cannot silence (`NonIgnorableClusterValidations`). */
-export const NON_IGNORABLE_CLUSTER_VALIDATIONS: readonly string[] = [
-  'api-vips-defined',
-  'ingress-vips-defined',
-  'all-hosts-are-ready-to-install',
-  'sufficient-masters-count',
-  'pull-secret-set',
-];
-
-/** Whether `id` is ignored: listed (or `all` listed) and not one of `nonIgnorable`. */
-export function isIgnored(
-  id: string,
-  ignored: readonly string[],
-  nonIgnorable: readonly string[],
-): boolean {
-  if (nonIgnorable.includes(id)) return false;
-  return ignored.includes('all') || ignored.includes(id);
-}
-
 function find(info: ValidationsInfo, id: string): ValidationResult | undefined {
   for (const results of Object.values(info)) {
     const found = results.find((r) => r.id === id);
@@ -174,7 +118,7 @@ export function hostValidationPasses(
 ): boolean {
   const result = find(info, id);
   if (result === undefined) return true;
-  if (isIgnored(id, ignored, NON_IGNORABLE_HOST_VALIDATIONS)) return true;
+  if (isIgnored(id, ignored, 'host')) return true;
   return (
     result.status === 'success' ||
     result.status === 'success-suppress-output' ||
@@ -194,7 +138,7 @@ export function clusterValidationPasses(
 ): boolean {
   const result = find(info, id);
   if (result === undefined) return true;
-  if (isIgnored(id, ignored, NON_IGNORABLE_CLUSTER_VALIDATIONS)) return true;
+  if (isIgnored(id, ignored, 'cluster')) return true;
   return result.status === 'success' || result.status === 'disabled';
 }
 

@@ -109,9 +109,13 @@ const UNBOUND_STATUSES: readonly HostStatus[] = [
 ];
 const MEDIA_DISCONNECTED =
   'Unable to read from the discovery media. It was either disconnected or poor network conditions prevented it from being read. Try using the minimal ISO option and be sure to keep the media connected until the installation is completed';
-const HOSTNAME_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}(?:[.][a-z0-9-]{1,63})*$';
+/** The pattern a host name must match (upstream hostutil.ValidateHostname). */
+export const HOSTNAME_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}(?:[.][a-z0-9-]{1,63})*$';
 const HOSTNAME_RE = new RegExp(HOSTNAME_PATTERN);
-const FORBIDDEN_HOSTNAMES: readonly string[] = [
+/** The longest host name upstream accepts. */
+export const MAX_HOSTNAME_LENGTH = 63;
+/** Host names upstream refuses (hostutil.ValidateHostname). */
+export const FORBIDDEN_HOSTNAMES: readonly string[] = [
   'localhost',
   'localhost.localdomain',
   'localhost4',
@@ -342,7 +346,10 @@ function belongsToMachineCidr(c: Context): Outcome {
 function hostnameValid(c: Context): Outcome {
   if (!c.inventory) return ['failure', 'Missing inventory'];
   const name = hostnameOf(c.host);
-  const valid = name.length <= 63 && HOSTNAME_RE.test(name) && !FORBIDDEN_HOSTNAMES.includes(name);
+  const valid =
+    name.length <= MAX_HOSTNAME_LENGTH &&
+    HOSTNAME_RE.test(name) &&
+    !FORBIDDEN_HOSTNAMES.includes(name);
   if (valid) return ['success', `Hostname ${name} is allowed`];
   if (FORBIDDEN_HOSTNAMES.includes(name)) return ['failure', `The host name ${name} is forbidden`];
   return [

@@ -31,14 +31,20 @@ export class IgnoredValidationsError extends SiteForgeError {
  * override), present but empty → `[]`, else the trimmed comma-separated ids, duplicates
  * dropped. An empty item (`a,,b`) is an error. Upstream reads only the comma form: a JSON array
  * such as `["a"]` is split on commas like any other value (and its ids are then unknown).
+ * @param emptyIds `skip` drops empty items instead (the cluster controller, which does not yet
+ *   report annotation errors in SpecSynced, reads the rest of the list)
  */
-export function parseIgnoredValidations(annotationValue: string | undefined): string[] | undefined {
+export function parseIgnoredValidations(
+  annotationValue: string | undefined,
+  emptyIds: 'refuse' | 'skip' = 'refuse',
+): string[] | undefined {
   if (annotationValue === undefined) return undefined;
   const value = annotationValue.trim();
   if (value === '') return [];
   const ids: string[] = [];
   for (const raw of value.split(',')) {
     const id = raw.trim();
+    if (id === '' && emptyIds === 'skip') continue;
     if (id === '') {
       throw new IgnoredValidationsError(
         `failed to parse comma-separated validation IDs: empty ignored validation ID found in '${value}'`,

@@ -8,6 +8,7 @@ import {
   compareVersions,
   latestOsImage,
   loadOsImagesFile,
+  osImageOrLatest,
   osImagesOfAgentServiceConfig,
   parseOsImages,
   selectOsImage,
@@ -299,6 +300,34 @@ describe('selectOsImage', () => {
     expect(latestOsImage(images).openshiftVersion).toBe('4.17.0');
     expect(latestOsImage(images, 'aarch64').openshiftVersion).toBe('4.17');
     expect(() => latestOsImage(images, 'ppc64le')).toThrow('No OS images are available');
+  });
+
+  it('picks for an InfraEnv its version, else the latest, as assisted-service does', () => {
+    expect(osImageOrLatest(images, '4.16.3', 'x86_64').openshiftVersion).toBe('4.16.3');
+    expect(osImageOrLatest(images, '4.17.2', 'aarch64').url).toContain('4.17-arm64');
+    expect(osImageOrLatest(images, '').openshiftVersion).toBe('4.17.0');
+    expect(osImageOrLatest(images, '', 'aarch64').openshiftVersion).toBe('4.17');
+  });
+
+  it('says for an InfraEnv what is missing in assisted-service’s words', () => {
+    expect(() => osImageOrLatest(images, '4.12', 'x86_64')).toThrow(
+      new OsImageNotFoundError(
+        "No OS image for Openshift version 4.12 and architecture x86_64: The requested OS image for version (4.12) and CPU architecture (x86_64) isn't specified in OS images list",
+      ),
+    );
+    expect(() => osImageOrLatest(images, '4.16', 'aarch64')).toThrow(
+      new OsImageNotFoundError(
+        "No OS image for Openshift version 4.16 and architecture arm64: The requested OS image for version (4.16) and CPU architecture (arm64) isn't specified in OS images list",
+      ),
+    );
+    expect(() => osImageOrLatest(images, '4.16', 's390x')).toThrow(
+      "No OS image for Openshift version 4.16 and architecture s390x: The requested CPU architecture (s390x) isn't specified in OS images list",
+    );
+    expect(() => osImageOrLatest([], '', '')).toThrow(
+      new OsImageNotFoundError(
+        'Failed to get latest OS image for architecture x86_64: No OS images are available',
+      ),
+    );
   });
 
   it('orders versions numerically, a release after its pre-releases', () => {

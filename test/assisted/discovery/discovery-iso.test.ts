@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OsImage } from '../../../src/assisted/config/os-images.js';
 import { startImageServer } from '../../../src/bmac/images/index.js';
 import type { ImageServer } from '../../../src/bmac/images/index.js';
 import {
@@ -21,7 +22,6 @@ import {
   readIsoFile,
   staticNetworkRamdisk,
 } from '../../../src/assisted/discovery/index.js';
-import type { OsImage } from '../../../src/assisted/discovery/index.js';
 import { ensureXorriso } from '../../../scripts/hub/coreos-installer.mjs';
 import {
   TEST_ISO_DEFAULT_KARGS,
@@ -64,7 +64,12 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const osImage = (): OsImage => ({ openshiftVersion: '4.16', version: '416.94.1', url: baseUrl });
+const osImage = (): OsImage => ({
+  openshiftVersion: '4.16',
+  version: '416.94.1',
+  url: baseUrl,
+  cpuArchitecture: 'x86_64',
+});
 
 function ignitionFor(id: string): string {
   return discoveryIgnition({

@@ -3,10 +3,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { Gvk } from '../../../src/bmac/api.js';
 import { ImageSourceError } from '../../../src/bmac/images/index.js';
 import { INTERNAL_IGNITION_ANNOTATION } from '../../../src/bmac/infraenv-backend.js';
-import {
-  DiscoveryImageNotReadyError,
-  verifyAgentToken,
-} from '../../../src/assisted/discovery/index.js';
+import { verifyAgentToken } from '../../../src/assisted/agent-api/auth.js';
+import { DiscoveryImageNotReadyError } from '../../../src/assisted/discovery/index.js';
 import type {
   DiscoveryIsoRequest,
   DiscoveryIsoStore,
@@ -20,7 +18,7 @@ import {
 import type { KubeObject } from '../../../src/kube/index.js';
 import { FakeCluster, reconcileUntilStable } from '../../fakes/fake-cluster.js';
 
-const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const NS = 'site-a';
 const UID = '5e1f0c3a-7d1b-4b8e-9f2a-3c4d5e6f7a8b';
 const REQUEST = { namespace: NS, name: 'sno-1' };
@@ -97,6 +95,7 @@ beforeEach(() => {
         version: '416.94',
         url: 'https://mirror.example/4.16.iso',
         rootFSUrl: 'https://mirror.example/4.16.img',
+        cpuArchitecture: 'x86_64',
       },
       {
         openshiftVersion: '4.17',
@@ -139,7 +138,7 @@ describe('InfraEnv controller', () => {
     const agent = ignition.systemd.units.find((u) => u.name === 'agent.service')!.contents!;
     expect(agent).toContain(`--url https://hub.example:8090 --infra-env-id ${UID} `);
     const token = /PULL_SECRET_TOKEN=(\S+)/.exec(agent)![1]!;
-    expect(await verifyAgentToken(token, privateKey)).toEqual({ infraEnvId: UID });
+    expect(await verifyAgentToken(token, publicKey, new Date(START))).toBe(UID);
 
     const files = `https://hub.example:8090/api/assisted-install/v2/infra-envs/${UID}/downloads/files`;
     expect(s['bootArtifacts']).toEqual({
@@ -324,7 +323,7 @@ describe('InfraEnv controller', () => {
     }));
     expect(await reconcile()).toEqual({});
     expect(condition().message).toBe(
-      "Failed to create image: No OS image for Openshift version 4.12 and architecture aarch64: The requested CPU architecture (aarch64) isn't specified in OS images list",
+      "Failed to create image: No OS image for Openshift version 4.12 and architecture arm64: The requested CPU architecture (arm64) isn't specified in OS images list",
     );
   });
 

@@ -62,6 +62,7 @@ describe('InfraEnv controller on the hub', () => {
             openshiftVersion: '4.16',
             version: '416.94',
             url: baseUrl,
+            cpuArchitecture: 'x86_64',
           },
         ],
         serviceBaseUrl: 'https://hub.example:8090',

@@ -33,7 +33,8 @@ describe('ignore annotations', () => {
     ).toEqual(['dns-domain-defined', 'ntp-server-configured']);
   });
 
-  it('refuses an empty item with upstream text', () => {
+  it('refuses an empty item with upstream text, or skips it when asked', () => {
+    expect(parseIgnoredValidations('a,,b', 'skip')).toEqual(['a', 'b']);
     expect(() => parseIgnoredValidations('a,,b')).toThrow(IgnoredValidationsError);
     expect(() => parseIgnoredValidations('a,,b')).toThrow(
       "failed to parse comma-separated validation IDs: empty ignored validation ID found in 'a,,b'",
