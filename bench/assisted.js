@@ -159,8 +159,10 @@ async function runAgents() {
   await Promise.all(job.hosts.map(runHost));
   const seconds = (performance.now() - started) / 1000;
   await dispatcher.close();
-  process.send({ latencies: Object.fromEntries(latencies), failures, installed, seconds });
-  process.disconnect();
+  // Disconnect only once the (large) report is written, or it may be lost.
+  process.send({ latencies: Object.fromEntries(latencies), failures, installed, seconds }, () =>
+    process.disconnect(),
+  );
 }
 
 // ---- parent ---------------------------------------------------------------------------------
@@ -479,11 +481,16 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
         return new Promise((resolve, reject) => {
           child.once('message', resolve);
           child.once('exit', (code) => {
-            if (code !== 0) reject(new Error(`an agent process exited with ${code}`));
+            reject(new Error(`an agent process exited (${code}) without its figures`));
           });
         });
       }),
     );
+    // A failed agent process ends the run at once (with the cleanup below).
+    let agentFailure;
+    results.catch((err) => {
+      agentFailure = err;
+    });
     const cdGvk = { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeployment' };
     const agentGvk = { apiVersion: 'agent-install.openshift.io/v1beta1', kind: 'Agent' };
     let installed = 0;
@@ -497,6 +504,7 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
         installed = items.filter((cd) => cd.spec?.installed === true).length;
         registered = installed < n ? (await client.list(agentGvk)).items.length : n;
         if (VERBOSE) console.log(`  ${registered} Agents, ${installed}/${n} installed`);
+        if (agentFailure !== undefined) throw agentFailure;
         return installed >= n;
       },
       controller,
