@@ -86,9 +86,17 @@ async function runAgents() {
   const latencies = new Map();
   let failures = 0;
   let installed = 0;
+  /** The answer, or undefined when the request failed (refused, timed out): the agent retries. */
   const timed = async (endpoint, call) => {
     const started = performance.now();
-    const response = await call();
+    let response;
+    try {
+      response = await call();
+    } catch {
+      failures++;
+      await sleep(POLL_MS);
+      return undefined;
+    }
     const ms = performance.now() - started;
     let list = latencies.get(endpoint);
     if (list === undefined) latencies.set(endpoint, (list = []));
@@ -109,6 +117,7 @@ async function runAgents() {
     while (!stopping) {
       if (!registered) {
         const r = await timed('POST /v2/infra-envs/{id}/hosts', () => client.register(id));
+        if (r === undefined) continue;
         if (r.status !== 201) {
           failures++;
           await sleep(POLL_MS);
@@ -117,6 +126,7 @@ async function runAgents() {
         registered = true;
       }
       const steps = await timed('GET …/hosts/{id}/instructions', () => client.nextSteps(id));
+      if (steps === undefined) continue;
       if (steps.status !== 200) {
         failures++;
         if (steps.status === 404) registered = false;
@@ -136,16 +146,16 @@ async function runAgents() {
               ...answer,
             }),
           );
-          if (r.status === 204) cache.set(step.step_type, answer.output);
-          else failures++;
+          if (r?.status === 204) cache.set(step.step_type, answer.output);
+          else if (r !== undefined) failures++;
         }),
       );
       if (install !== undefined) {
         for (const stage of installStages('sno')) {
-          const r = await timed('PUT …/hosts/{id}/progress', () =>
-            client.reportProgress(id, stage),
-          );
-          if (r.status !== 200) failures++;
+          let r;
+          while (r === undefined && !stopping)
+            r = await timed('PUT …/hosts/{id}/progress', () => client.reportProgress(id, stage));
+          if (r !== undefined && r.status !== 200) failures++;
         }
         installed++;
         return;
@@ -510,7 +520,7 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
       controller,
     ).catch((err) => console.log(`  ${err.message}: ${registered} Agents, ${installed} installed`));
     const totalS = (performance.now() - agentsStarted) / 1000;
-    for (const child of children) child.send('stop');
+    for (const child of children) if (child.connected) child.send('stop');
     const reports = await results;
     const atEnd = await metrics();
     const figures = processFigures(controller.pid);
@@ -583,7 +593,7 @@ export async function runAssistedBench() {
       `  sites created in ${r.createS.toFixed(0)} s; every InfraEnv image in ${r.imagesS.toFixed(1)} s from the controller's start`,
     );
     console.log(
-      `  ${r.requests} agent requests in ${r.agentSeconds.toFixed(1)} s: ${(r.requests / r.agentSeconds).toFixed(0)} requests/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms; ${r.failures} unexpected answers`,
+      `  ${r.requests} agent requests in ${r.agentSeconds.toFixed(1)} s: ${(r.requests / r.agentSeconds).toFixed(0)} requests/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms; ${r.failures} unexpected answers or failed requests`,
     );
     console.log('  endpoint                              requests    p50 ms    p99 ms');
     for (const e of r.endpoints)
