@@ -34,6 +34,7 @@ import {
   createClusterDeploymentsController,
 } from './clusters/cluster-deployments-controller.js';
 import type { AssistedSettings } from './config/assisted-settings.js';
+import { executableOnPath } from './config/options.js';
 import { ImageServerDiscoveryIsos } from './discovery/index.js';
 import { AGENT_CONTROLLER_NAME, agentController } from './hosts/agent-controller.js';
 import {
@@ -185,7 +186,15 @@ export function createAssistedCore(deps: AssistedCoreDeps): AssistedCore {
     });
   });
 
-  const isos = new ImageServerDiscoveryIsos(deps.images);
+  // Minimal ISOs need a template per base image, made once with xorriso; without it every
+  // InfraEnv gets the full ISO (said once at start).
+  const xorriso = executableOnPath('xorriso', process.env);
+  const minimal = xorriso.includes('/')
+    ? { xorriso, templateDir: `${deps.dataDir}/templates` }
+    : undefined;
+  if (minimal === undefined && settings.discoveryIsoType === 'minimal-iso')
+    log.warn('xorriso is not on PATH: InfraEnvs get full discovery ISOs, not minimal ones');
+  const isos = new ImageServerDiscoveryIsos(deps.images, { ...(minimal && { minimal }) });
   const infraEnvs = new InfraEnvController({
     privateKey: settings.tokenKey.privateKey,
     isos,

@@ -120,8 +120,12 @@ export const Permissions = {
     rule(Gvk.Agent, [...CACHED, Verb.Create, Verb.Update, Verb.Patch, Verb.Delete]),
     rule(Gvk.Agent, [Verb.Update], 'status'),
     // Conditions, progress and the kubeconfig and password references; the finalizer.
-    rule(BmacGvk.AgentClusterInstall, [...CACHED, Verb.Update]),
+    // Deleted by the ClusterDeployment's finalizer.
+    rule(BmacGvk.AgentClusterInstall, [...CACHED, Verb.Update, Verb.Delete]),
     rule(BmacGvk.AgentClusterInstall, [Verb.Update], 'status'),
+    // The extra manifests an ACI names (manifestsConfigMapRefs), read live: not every ConfigMap
+    // of the hub is cached for a few of them.
+    rule(Gvk.ConfigMap, [Verb.Get]),
     // spec.installed and spec.clusterMetadata on completion; the finalizer.
     rule(Gvk.ClusterDeployment, [...CACHED, Verb.Update]),
     // The release image of a cluster's imageSetRef.

@@ -198,7 +198,11 @@ describe('a single-node site installed by the assisted core', () => {
     const text = Buffer.from(String(field(kubeconfig, 'data', 'kubeconfig')), 'base64').toString();
     expect(text).toContain(`api.${site.name}.${site.baseDomain}:6443`);
     expect(text).toContain('certificate-authority-data');
-    expect(field(password, 'type')).toBe('kubeadmincreds');
+    // Upstream labels its type and leaves the Secret Opaque (code over docs, assisted.md §9).
+    expect(field(password, 'type')).toBe('Opaque');
+    expect(field(password, 'metadata', 'labels', 'hive.openshift.io/secret-type')).toBe(
+      'kubeadmincreds',
+    );
     expect(Buffer.from(String(field(password, 'data', 'username')), 'base64').toString()).toBe(
       'kubeadmin',
     );

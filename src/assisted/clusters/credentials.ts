@@ -4,7 +4,7 @@
  *   kubeadmin password and the installer's ids, written once the backend has produced them, so a
  *   restarted controller (and the agent API serving a host its ignition) finds them again;
  * - `<cd>-admin-kubeconfig` (key `kubeconfig`, secret-type `kubeconfig`) and
- *   `<cd>-admin-password` (keys `username`, `password`, secret-type `kubeadmincreds`), both
+ *   `<cd>-admin-password` (keys `username`, `password`, label secret-type `kubeadmincreds`), both
  *   labelled with the ClusterDeployment's name and owned by it, as upstream (assisted.md §3.3).
  */
 import type { KubeObject } from '../../kube/index.js';
@@ -170,14 +170,9 @@ export async function ensurePasswordSecret(
   const name = secretNames(cd.metadata.name).password;
   await ensureSecret(
     writer,
-    ownedSecret(
-      cd,
-      name,
-      'kubeadmincreds',
-      { username: 'kubeadmin', password },
-      // assisted.md §3.3 (upstream labels it so and leaves the type Opaque).
-      'kubeadmincreds',
-    ),
+    // Upstream labels it `hive.openshift.io/secret-type=kubeadmincreds` and leaves the type
+    // Opaque (clusterdeployments_controller.go createClusterCredentialSecret): code over docs.
+    ownedSecret(cd, name, 'kubeadmincreds', { username: 'kubeadmin', password }),
   );
   return name;
 }

@@ -162,7 +162,7 @@ export function parseIgnition(text: string): JsonObject {
     value = JSON.parse(text);
   } catch (err) {
     throw new DiscoveryIgnitionError(
-      `error parsing ignition: config is not valid, error report: ${(err as Error).message}`,
+      `error parsing ignition: config is not valid, error report: ${jsonErrorAt(text, err)}`,
     );
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
@@ -179,6 +179,18 @@ export function parseIgnition(text: string): JsonObject {
       'error parsing ignition: unsupported config version, error report: ',
     );
   return value as JsonObject;
+}
+
+/**
+ * Where JSON.parse stopped, as `error at line L col C: invalid JSON` when V8 says where (else
+ * `invalid JSON`): never the text itself
+ * (V8 quotes it, and an override may carry secrets into conditions and logs).
+ */
+function jsonErrorAt(text: string, err: unknown): string {
+  const position = /at position (\d+)/.exec(err instanceof Error ? err.message : '');
+  if (!position) return 'invalid JSON';
+  const before = text.slice(0, Number(position[1])).split('\n');
+  return `error at line ${String(before.length)} col ${String(before.at(-1)!.length + 1)}: invalid JSON`;
 }
 
 /** List fields Ignition merges item by item, and the key of their items. */

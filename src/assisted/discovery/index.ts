@@ -3,7 +3,11 @@ export type { AgentTokenKey } from './agent-token.js';
 export { compressedCpio, cpioArchive } from './cpio.js';
 export type { CpioFile } from './cpio.js';
 export { DiscoveryImageNotReadyError, ImageServerDiscoveryIsos } from './discovery-isos.js';
-export type { DiscoveryIsoRequest, DiscoveryIsoStore } from './discovery-isos.js';
+export type {
+  DiscoveryIsoRequest,
+  DiscoveryIsoStore,
+  ImageServerDiscoveryIsosOptions,
+} from './discovery-isos.js';
 export {
   ADDITIONAL_TRUST_BUNDLE_PATH,
   DEFAULT_AGENT_IMAGE,
@@ -35,5 +39,7 @@ export {
   selectOsImage,
 } from './os-images.js';
 export type { OsImage } from './os-images.js';
+export { RAMDISK_BYTES, RAMDISK_PATH, buildMinimalTemplate } from './minimal-template.js';
+export type { MinimalTemplateOptions } from './minimal-template.js';
 export { discoveryOverlay, rootfsUrlKernelArgument } from './overlay.js';
 export type { DiscoveryIsoContent } from './overlay.js';

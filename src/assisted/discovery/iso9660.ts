@@ -39,6 +39,8 @@ export interface EmbedAreas {
   readonly ignition: EmbedArea;
   /** One per bootloader configuration file: from the newline that ends the default arguments. */
   readonly kargs: readonly EmbedArea[];
+  /** The minimal ISO's ramdisk area (`/images/assisted_installer_custom.img`), if any. */
+  readonly ramdisk?: EmbedArea;
 }
 
 const SECTOR = 2048;
@@ -110,7 +112,12 @@ export async function readIsoFile(iso: RandomAccess, file: IsoFile): Promise<Buf
  * @throws IsoLayoutError naming what is missing
  */
 export async function locateEmbedAreas(iso: RandomAccess): Promise<EmbedAreas> {
-  return { ignition: await ignitionArea(iso), kargs: await kargAreas(iso) };
+  const ramdisk = await findIsoFile(iso, '/images/assisted_installer_custom.img');
+  return {
+    ignition: await ignitionArea(iso),
+    kargs: await kargAreas(iso),
+    ...(ramdisk !== undefined && ramdisk.length > 0 && { ramdisk }),
+  };
 }
 
 async function ignitionArea(iso: RandomAccess): Promise<EmbedArea> {

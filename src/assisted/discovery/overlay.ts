@@ -6,6 +6,7 @@
  */
 import { overlayOf } from '../../bmac/images/image-overlay.js';
 import type { ImageOverlay, OverlayPart } from '../../bmac/images/image-overlay.js';
+import { compressedCpio } from './cpio.js';
 import type { CpioFile } from './cpio.js';
 import { DiscoveryIgnitionError, ignitionPayload } from './ignition.js';
 import type { EmbedAreas } from './iso9660.js';
@@ -14,7 +15,10 @@ import type { EmbedAreas } from './iso9660.js';
 export interface DiscoveryIsoContent {
   /** The discovery ignition (JSON text). */
   readonly ignition: string;
-  /** More files for the embed area's initrd (the minimal ISO's static network). */
+  /**
+   * The minimal ISO's ramdisk files (static network): in the ramdisk area when the ISO has one,
+   * else with config.ign in the ignition area.
+   */
   readonly initrdFiles?: readonly CpioFile[];
   /** Kernel arguments appended to the ISO's defaults, in order. */
   readonly kernelArguments?: readonly string[];
@@ -26,10 +30,24 @@ export interface DiscoveryIsoContent {
  *   ignition or the kernel arguments do not fit
  */
 export function discoveryOverlay(areas: EmbedAreas, content: DiscoveryIsoContent): ImageOverlay {
-  const payload = ignitionPayload(content.ignition, areas.ignition.length, content.initrdFiles);
+  const ramdiskFiles = content.initrdFiles ?? [];
+  const inRamdisk = areas.ramdisk !== undefined && ramdiskFiles.length > 0;
+  const payload = ignitionPayload(
+    content.ignition,
+    areas.ignition.length,
+    inRamdisk ? [] : ramdiskFiles,
+  );
   const parts: OverlayPart[] = [
     { offset: areas.ignition.offset, length: areas.ignition.length, bytes: payload },
   ];
+  if (areas.ramdisk !== undefined && inRamdisk) {
+    const ramdisk = compressedCpio(ramdiskFiles);
+    if (ramdisk.length > areas.ramdisk.length)
+      throw new DiscoveryIgnitionError(
+        `content length (${String(ramdisk.length)}) exceeds embed area size (${String(areas.ramdisk.length)})`,
+      );
+    parts.push({ offset: areas.ramdisk.offset, length: areas.ramdisk.length, bytes: ramdisk });
+  }
   const kargs = (content.kernelArguments ?? []).map((k) => k.trim()).filter((k) => k !== '');
   if (kargs.length > 0) {
     if (areas.kargs.length === 0)

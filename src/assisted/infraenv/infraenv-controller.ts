@@ -267,12 +267,19 @@ export class InfraEnvController implements Controller {
     const pullSecret = await this.pullSecret(infraEnv, ctx);
     const requested =
       imageTypeOf(str(spec['imageType'])) ?? this.props.defaultImageType ?? ImageType.MinimalIso;
-    // s390x boots only the full ISO; minimal ISOs need a template the store may not have.
+    const staticNetwork = this.staticNetwork(infraEnv, ctx);
+    // s390x boots only the full ISO. A minimal ISO needs a template (the store's), a rootfs URL
+    // to fetch, and, with static networking, nmstate in its initrd to bring the network up
+    // before that fetch, which SiteForge's template lacks: then the full ISO is served.
     const imageType =
-      requested === ImageType.MinimalIso && arch !== 's390x' && this.props.isos.minimalIso
+      requested === ImageType.MinimalIso &&
+      arch !== 's390x' &&
+      this.props.isos.minimalIso &&
+      osImage.rootFSUrl !== undefined &&
+      osImage.rootFSUrl !== '' &&
+      staticNetwork.length === 0
         ? ImageType.MinimalIso
         : ImageType.FullIso;
-    const staticNetwork = this.staticNetwork(infraEnv, ctx);
     const proxy = record(spec['proxy']);
     const ntp =
       strings(spec['ntpSources']).length > 0

@@ -99,7 +99,9 @@ export interface ImageServer {
    * ISO with an InfraEnv's ignition and kernel arguments). The base is downloaded and cached
    * once, whatever the number of overlays; each overlay is kept as a small reference file, so
    * the URL survives a restart. Served with ranges; its ETag names base and overlay.
-   * @param ttlSeconds how long the URL works @default 86_400
+   * @param ttlSeconds how long the URL works; `Infinity` for a URL that never expires, the same
+   *   for the same source and overlay whenever it is asked for (a status field that must not
+   *   change on every pass) @default 86_400
    */
   urlForOverlay(sourceUrl: string, overlay: ImageOverlay, ttlSeconds?: number): Promise<string>;
   /**
@@ -109,12 +111,17 @@ export interface ImageServer {
    */
   readSource<T>(
     sourceUrl: string,
-    use: (
-      reader: PositionalReader,
-      blob: { readonly sha256: string; readonly size: number },
-    ) => Promise<T>,
+    use: (reader: PositionalReader, blob: SourceBlob) => Promise<T>,
   ): Promise<T>;
   stop(): Promise<void>;
+}
+
+/** A cached source's blob, as {@link ImageServer.readSource} shows it. */
+export interface SourceBlob {
+  readonly sha256: string;
+  readonly size: number;
+  /** Its file, for a tool that reads it (e.g. xorriso); valid only while `use` runs. */
+  readonly path: string;
 }
 
 /** Positional reads of an image (a FileHandle's, or one with an overlay laid over it). */
@@ -129,6 +136,8 @@ export interface PositionalReader {
 
 /** Size of a response's reads and socket writes. */
 const SLAB = 1 << 20;
+/** The expiry of a URL that never expires: 2106, the last second a u32 holds. */
+const NEVER_EXPIRES = 0xffff_ffff;
 
 /** A blob in the cache, as the server tracks it. */
 interface CacheEntry {
@@ -512,19 +521,15 @@ class ImageServerImpl implements ImageServer {
       await writeFile(this.refPath(ref), JSON.stringify(record));
       this.refs.set(ref, record);
     }
-    const token = signImageToken(
-      { ref, expiresAt: Math.floor(this.clock.now() / 1000) + ttlSeconds },
-      this.options.key,
-    );
+    const expiresAt =
+      ttlSeconds === Infinity ? NEVER_EXPIRES : Math.floor(this.clock.now() / 1000) + ttlSeconds;
+    const token = signImageToken({ ref, expiresAt }, this.options.key);
     return `${this.options.publicOrigin ?? this.origin}/images/${token}.iso`;
   }
 
   async readSource<T>(
     sourceUrl: string,
-    use: (
-      reader: PositionalReader,
-      blob: { readonly sha256: string; readonly size: number },
-    ) => Promise<T>,
+    use: (reader: PositionalReader, blob: SourceBlob) => Promise<T>,
   ): Promise<T> {
     const ref = await this.register(sourceUrl);
     for (let attempt = 1; ; attempt++) {
@@ -545,7 +550,7 @@ class ImageServerImpl implements ImageServer {
                 read: (buffer, offset, length, position) =>
                   shared.read(buffer, offset, length, position),
               },
-              { sha256: lease.sha256, size: lease.entry.size },
+              { sha256: lease.sha256, size: lease.entry.size, path: this.blobPath(lease.sha256) },
             );
           }
         } finally {

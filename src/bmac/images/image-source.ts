@@ -7,8 +7,10 @@
  * holds the body back (fixed in undici 8 only, which needs Node 22). The controller runs the
  * Redfish client and the image server in one process.
  */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { SiteForgeError } from '../../shared/errors.js';
 
@@ -18,6 +20,12 @@ export class ImageSourceError extends SiteForgeError {
     super('IMAGE_SOURCE', message, options);
   }
 }
+
+/** A source's answer: its body, and its headers (`content-length` when known). */
+export type SourceResponse = NodeJS.ReadableStream & {
+  readonly headers: IncomingHttpHeaders;
+  destroy(): void;
+};
 
 /** Redirects followed, as many as `fetch` follows. */
 const MAX_REDIRECTS = 20;
@@ -35,10 +43,13 @@ export class ImageSourceClient {
    * GETs `source`, following redirects, and resolves with a 2xx response whose body the caller
    * reads (with backpressure). Bytes as stored: identity encoding is asked for, and any other
    * is refused (a compressed answer's Content-Length is not the image's size).
+   * A `file:` source (an image SiteForge made itself, e.g. a minimal ISO template) is read
+   * from disk; only the process registers sources, never a client.
    * @throws ImageSourceError for any other answer
    */
-  async get(source: string, signal: AbortSignal): Promise<IncomingMessage> {
+  async get(source: string, signal: AbortSignal): Promise<SourceResponse> {
     let target = new URL(source);
+    if (target.protocol === 'file:') return readLocal(target, signal);
     for (let hops = 0; ; hops++) {
       if (target.protocol !== 'http:' && target.protocol !== 'https:')
         throw new ImageSourceError(`${source} leads to a ${target.protocol} URL`);
@@ -89,4 +100,17 @@ export class ImageSourceClient {
       req.end();
     });
   }
+}
+
+async function readLocal(url: URL, signal: AbortSignal): Promise<SourceResponse> {
+  let size: number;
+  try {
+    const info = await stat(url);
+    if (!info.isFile()) throw new Error('not a file');
+    size = info.size;
+  } catch (err) {
+    throw new ImageSourceError(`${url.href} cannot be read: ${(err as Error).message}`);
+  }
+  const stream = createReadStream(url, { signal });
+  return Object.assign(stream, { headers: { 'content-length': String(size) } });
 }

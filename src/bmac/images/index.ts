@@ -5,6 +5,7 @@ export type {
   ImageServerOptions,
   ImageServerStats,
   PositionalReader,
+  SourceBlob,
 } from './image-server.js';
 export { applyOverlay, overlayOf } from './image-overlay.js';
 export type { ImageOverlay, OverlayPart } from './image-overlay.js';

@@ -352,7 +352,7 @@ describe('the ClusterDeployments controller', () => {
       name: 'site-admin-password',
     })!;
     expect(password.metadata.labels?.['hive.openshift.io/secret-type']).toBe('kubeadmincreds');
-    expect(password['type']).toBe('kubeadmincreds');
+    expect(password['type']).toBe('Opaque');
     expect(w.secret('site-admin-password', 'username')).toBe('kubeadmin');
     expect(w.secret('site-admin-password', 'password')).toBe('abcde-fghij-klmno-pqrst');
     const metadata = {

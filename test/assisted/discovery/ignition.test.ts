@@ -199,7 +199,14 @@ describe('discovery ignition', () => {
 
   it('refuses an override that is not Ignition 3.1 or 3.2, saying why', () => {
     const cases: [string, RegExp][] = [
-      ['{not json', /^error parsing ignition: config is not valid, error report: /],
+      [
+        '{"passwd": hunter2}',
+        /^error parsing ignition: config is not valid, error report: invalid JSON$/,
+      ],
+      [
+        '{"a":\n1',
+        /^error parsing ignition: config is not valid, error report: error at line 2 col 2/,
+      ],
       ['[]', /^error parsing ignition: config is not valid/],
       ['{"ignition":{"version":"2.2.0"}}', /^error parsing ignition: unsupported config version/],
       ['{"ignition":{"version":"3.4.0"}}', /^error parsing ignition: unsupported config version/],

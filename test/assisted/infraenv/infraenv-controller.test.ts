@@ -29,7 +29,7 @@ const START = Date.parse('2026-11-25T10:00:00Z');
 
 /** Records what it is asked and answers with a URL naming the request's content. */
 class FakeIsos implements DiscoveryIsoStore {
-  readonly minimalIso = false;
+  minimalIso = false;
   readonly requests: DiscoveryIsoRequest[] = [];
   failure: Error | undefined;
   isoUrl(request: DiscoveryIsoRequest): Promise<string> {
@@ -152,6 +152,38 @@ describe('InfraEnv controller', () => {
     expect(s['debugInfo']).toEqual({
       eventsURL: `https://hub.example:8090/api/assisted-install/v2/events?infra_env_id=${UID}&api_key=${token}`,
     });
+  });
+
+  it('serves the minimal ISO by default when it can: a template, a rootfs URL, no static network', async () => {
+    isos.minimalIso = true;
+    cluster.seed(infraEnv({ osImageVersion: '4.16' }), pullSecret());
+    await reconcile();
+    expect(isos.last.imageType).toBe('minimal-iso');
+    await update((o) => ({ ...o, spec: { ...(o['spec'] as object), osImageVersion: '4.17' } }));
+    await reconcile();
+    expect(isos.last.imageType).toBe('full-iso'); // 4.17 has no rootfs URL
+    await update((o) => ({
+      ...o,
+      spec: {
+        ...(o['spec'] as object),
+        osImageVersion: '4.16',
+        nmStateConfigLabelSelector: { matchLabels: { site: 'a' } },
+      },
+    }));
+    cluster.seed(nmstate('host-0', '52:54:00:00:00:01'));
+    await reconcile();
+    expect(isos.last.imageType).toBe('full-iso');
+    expect(isos.last.ignition).toContain('/etc/assisted/network/host0/mac_interface.ini');
+    await update((o) => ({
+      ...o,
+      spec: {
+        ...(o['spec'] as object),
+        nmStateConfigLabelSelector: undefined,
+        imageType: 'full-iso',
+      },
+    }));
+    await reconcile();
+    expect(isos.last.imageType).toBe('full-iso');
   });
 
   it('keeps the URL, the token and createdTime when nothing changed', async () => {

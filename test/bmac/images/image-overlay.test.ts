@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, get as httpGet } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyOverlay, overlayOf, startImageServer } from '../../../src/bmac/images/index.js';
 
@@ -133,6 +134,45 @@ describe('image server overlays', () => {
           return { head: buffer, size: blob.size };
         }),
       ).toEqual({ head: base.subarray(100, 116), size: base.length });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('serves an image SiteForge made (a file: source), and says so when the file is gone', async () => {
+    const local = join(dir, 'template.iso');
+    writeFileSync(local, base.subarray(0, 100_000));
+    const server = await startImageServer({ cacheDir: join(dir, 'cache-file'), key });
+    try {
+      const url = await server.urlForOverlay(pathToFileURL(local).href, overlay);
+      const got = await get(url);
+      const want = Buffer.from(base.subarray(0, 100_000));
+      applyOverlay(overlay, want, 0);
+      expect(got.status).toBe(200);
+      expect(got.body.equals(want)).toBe(true);
+      const gone = await get(await server.urlFor(pathToFileURL(join(dir, 'gone.iso')).href));
+      expect(gone.status).toBe(502);
+      await expect(server.prefetch(pathToFileURL(join(dir, 'gone.iso')).href)).rejects.toThrow(
+        /gone\.iso cannot be read: ENOENT/,
+      );
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('gives a never-expiring overlay URL that stays the same over time', async () => {
+    let now = Date.parse('2026-11-25T10:00:00Z');
+    const clock = { now: () => now, sleep: () => Promise.resolve() };
+    const server = await startImageServer({ cacheDir: join(dir, 'cache-clock'), key, clock });
+    try {
+      const forever = await server.urlForOverlay(sourceUrl, overlay, Infinity);
+      const day = await server.urlForOverlay(sourceUrl, overlay);
+      now += 3_600_000;
+      expect(await server.urlForOverlay(sourceUrl, overlay, Infinity)).toBe(forever);
+      expect(await server.urlForOverlay(sourceUrl, overlay)).not.toBe(day);
+      now += 30 * 86_400_000;
+      expect((await get(forever)).status).toBe(200);
+      expect((await get(day)).status).toBe(404);
     } finally {
       await server.stop();
     }
