@@ -443,8 +443,6 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
       await freePort(),
     ];
     const cacheDir = join(dir, 'cache');
-    // The core's installer work directory (not created by the core itself: reported).
-    mkdirSync(join(cacheDir, 'assisted', 'installer'), { recursive: true });
     const url = `https://127.0.0.1:${apiPort}`;
     const started = performance.now();
     controller = spawn(
