@@ -86,9 +86,17 @@ async function runAgents() {
   const latencies = new Map();
   let failures = 0;
   let installed = 0;
+  /** The answer, or undefined when the request failed (refused, timed out): the agent retries. */
   const timed = async (endpoint, call) => {
     const started = performance.now();
-    const response = await call();
+    let response;
+    try {
+      response = await call();
+    } catch {
+      failures++;
+      await sleep(POLL_MS);
+      return undefined;
+    }
     const ms = performance.now() - started;
     let list = latencies.get(endpoint);
     if (list === undefined) latencies.set(endpoint, (list = []));
@@ -109,6 +117,7 @@ async function runAgents() {
     while (!stopping) {
       if (!registered) {
         const r = await timed('POST /v2/infra-envs/{id}/hosts', () => client.register(id));
+        if (r === undefined) continue;
         if (r.status !== 201) {
           failures++;
           await sleep(POLL_MS);
@@ -117,6 +126,7 @@ async function runAgents() {
         registered = true;
       }
       const steps = await timed('GET …/hosts/{id}/instructions', () => client.nextSteps(id));
+      if (steps === undefined) continue;
       if (steps.status !== 200) {
         failures++;
         if (steps.status === 404) registered = false;
@@ -136,16 +146,16 @@ async function runAgents() {
               ...answer,
             }),
           );
-          if (r.status === 204) cache.set(step.step_type, answer.output);
-          else failures++;
+          if (r?.status === 204) cache.set(step.step_type, answer.output);
+          else if (r !== undefined) failures++;
         }),
       );
       if (install !== undefined) {
         for (const stage of installStages('sno')) {
-          const r = await timed('PUT …/hosts/{id}/progress', () =>
-            client.reportProgress(id, stage),
-          );
-          if (r.status !== 200) failures++;
+          let r;
+          while (r === undefined && !stopping)
+            r = await timed('PUT …/hosts/{id}/progress', () => client.reportProgress(id, stage));
+          if (r !== undefined && r.status !== 200) failures++;
         }
         installed++;
         return;
@@ -159,8 +169,10 @@ async function runAgents() {
   await Promise.all(job.hosts.map(runHost));
   const seconds = (performance.now() - started) / 1000;
   await dispatcher.close();
-  process.send({ latencies: Object.fromEntries(latencies), failures, installed, seconds });
-  process.disconnect();
+  // Disconnect only once the (large) report is written, or it may be lost.
+  process.send({ latencies: Object.fromEntries(latencies), failures, installed, seconds }, () =>
+    process.disconnect(),
+  );
 }
 
 // ---- parent ---------------------------------------------------------------------------------
@@ -431,8 +443,6 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
       await freePort(),
     ];
     const cacheDir = join(dir, 'cache');
-    // The core's installer work directory (not created by the core itself: reported).
-    mkdirSync(join(cacheDir, 'assisted', 'installer'), { recursive: true });
     const url = `https://127.0.0.1:${apiPort}`;
     const started = performance.now();
     controller = spawn(
@@ -479,11 +489,16 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
         return new Promise((resolve, reject) => {
           child.once('message', resolve);
           child.once('exit', (code) => {
-            if (code !== 0) reject(new Error(`an agent process exited with ${code}`));
+            reject(new Error(`an agent process exited (${code}) without its figures`));
           });
         });
       }),
     );
+    // A failed agent process ends the run at once (with the cleanup below).
+    let agentFailure;
+    results.catch((err) => {
+      agentFailure = err;
+    });
     const cdGvk = { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeployment' };
     const agentGvk = { apiVersion: 'agent-install.openshift.io/v1beta1', kind: 'Agent' };
     let installed = 0;
@@ -497,12 +512,13 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
         installed = items.filter((cd) => cd.spec?.installed === true).length;
         registered = installed < n ? (await client.list(agentGvk)).items.length : n;
         if (VERBOSE) console.log(`  ${registered} Agents, ${installed}/${n} installed`);
+        if (agentFailure !== undefined) throw agentFailure;
         return installed >= n;
       },
       controller,
     ).catch((err) => console.log(`  ${err.message}: ${registered} Agents, ${installed} installed`));
     const totalS = (performance.now() - agentsStarted) / 1000;
-    for (const child of children) child.send('stop');
+    for (const child of children) if (child.connected) child.send('stop');
     const reports = await results;
     const atEnd = await metrics();
     const figures = processFigures(controller.pid);
@@ -575,7 +591,7 @@ export async function runAssistedBench() {
       `  sites created in ${r.createS.toFixed(0)} s; every InfraEnv image in ${r.imagesS.toFixed(1)} s from the controller's start`,
     );
     console.log(
-      `  ${r.requests} agent requests in ${r.agentSeconds.toFixed(1)} s: ${(r.requests / r.agentSeconds).toFixed(0)} requests/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms; ${r.failures} unexpected answers`,
+      `  ${r.requests} agent requests in ${r.agentSeconds.toFixed(1)} s: ${(r.requests / r.agentSeconds).toFixed(0)} requests/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms; ${r.failures} unexpected answers or failed requests`,
     );
     console.log('  endpoint                              requests    p50 ms    p99 ms');
     for (const e of r.endpoints)

@@ -1,6 +1,7 @@
 /**
- * What becomes of an installation that goes wrong, and of a site that is deleted, on a real hub
- * with the assisted core of `siteforge controller`: a host whose installer hangs in a stage is
+ * What becomes of an installation that is held, that goes wrong, and of a site that is deleted,
+ * on a real hub with the assisted core of `siteforge controller`: an installation held by
+ * `holdInstallation` waits, saying so, until the user lets it go; a host whose installer hangs in a stage is
  * failed once the stage's timeout has passed (on a clock the test moves forward), with
  * assisted-service's texts on the Agent and the AgentClusterInstall; deleting the site's
  * ClusterDeployment takes its AgentClusterInstall and the Agents of its InfraEnv with it, and
@@ -24,6 +25,7 @@ import {
   snoSite,
   startAssistedController,
   uniqueName,
+  updateWith,
   waitForSite,
 } from '../support/assisted-hub.js';
 import type { AssistedEnvironment } from '../support/assisted-hub.js';
@@ -47,6 +49,10 @@ const until = <T>(what: string, check: () => Promise<T | undefined | false>, tim
 beforeAll(async () => {
   env = await assistedEnvironment();
   await applySite(client, site);
+  await updateWith(client, { ...ACI, namespace: ns, name: site.name }, (live) => ({
+    ...live,
+    spec: { ...(live['spec'] as Record<string, unknown>), holdInstallation: true },
+  }));
   controller = await startAssistedController(env, [ns], { clock });
   agents = new ScriptedAgents(await discoveryFromIso(client, ns, site.name), [host]);
   // The installer hangs once the host has joined (after its reboot: only the stage can time out).
@@ -62,9 +68,27 @@ afterAll(async () => {
 }, 120_000);
 
 describe('a stage timeout and the deletion of a site', () => {
-  it('installs until the host has joined', async () => {
+  it('holds the installation of a ready cluster until holdInstallation is set to false', async () => {
     await until('the Agent exists', agent);
     await editAgentSpec(client, ns, host.hostId, { approved: true });
+    const held = await until('the installation is on hold', async () => {
+      const a = await aci();
+      return hasCondition(a, 'Completed', 'False', 'InstallationOnHold') && a;
+    });
+    expect(conditionsText(held)).toMatchObject({
+      Completed:
+        'False InstallationOnHold: The installation is on hold. To unhold set holdInstallation to false',
+      RequirementsMet: 'True ClusterIsReady: The cluster is ready to begin the installation',
+    });
+    expect(field(held, 'status', 'debugInfo', 'state')).toBe('ready');
+    expect(field(await agent(), 'status', 'debugInfo', 'state')).toBe('known');
+  }, 120_000);
+
+  it('installs once the hold is lifted, until the host has joined', async () => {
+    await updateWith(client, { ...ACI, namespace: ns, name: site.name }, (live) => ({
+      ...live,
+      spec: { ...(live['spec'] as Record<string, unknown>), holdInstallation: false },
+    }));
     const joined = await until(
       'the host reports Joined',
       async () => {

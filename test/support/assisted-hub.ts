@@ -7,7 +7,7 @@
  * inventories matching the SiteConfig's nodes, answer their steps and report install stages.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -174,9 +174,6 @@ export async function startAssistedController(
   const stop = new AbortController();
   const lines: Record<string, unknown>[] = [];
   const cacheDir = mkdtempSync(join(tmpdir(), 'siteforge-assisted-images-'));
-  // The core makes installer work directories in <image cache>/assisted/installer without
-  // creating it (reported); made here so the installs can be tested meanwhile.
-  mkdirSync(join(cacheDir, 'assisted', 'installer'), { recursive: true });
   let failure: unknown;
   const done = runController(
     {
