@@ -46,6 +46,14 @@ const STATUSES: readonly string[] = [
   'unmonitored',
 ];
 
+/**
+ * The networks of a cluster whose ACI names none: assisted-service's defaults when it registers
+ * a cluster (CLUSTER_NETWORK_CIDR, CLUSTER_NETWORK_HOST_PREFIX, SERVICE_NETWORK_CIDR;
+ * bminventory setDefaultRegisterClusterParams). Machine networks have no default.
+ */
+export const DEFAULT_CLUSTER_NETWORK = { cidr: '10.128.0.0/14', hostPrefix: 23 } as const;
+export const DEFAULT_SERVICE_NETWORK = '172.30.0.0/16';
+
 /** Status info of a new cluster (AS internal/cluster/common.go). */
 export const INSUFFICIENT_STATUS_INFO = 'Cluster is not ready for install';
 /** Status info of an imported (day-2) cluster. */
@@ -140,11 +148,17 @@ export function clusterSpecFields(
     userManagedNetworking,
     platformType: platformOf(spec, userManagedNetworking),
     networkType: spec.networking?.networkType ?? 'OVNKubernetes',
-    clusterNetworks: (spec.networking?.clusterNetwork ?? []).map((n) => ({
-      cidr: n.cidr ?? '',
-      hostPrefix: n.hostPrefix ?? 0,
-    })),
-    serviceNetworks: [...(spec.networking?.serviceNetwork ?? [])],
+    clusterNetworks:
+      (spec.networking?.clusterNetwork ?? []).length === 0
+        ? [DEFAULT_CLUSTER_NETWORK]
+        : (spec.networking?.clusterNetwork ?? []).map((n) => ({
+            cidr: n.cidr ?? '',
+            hostPrefix: n.hostPrefix ?? 0,
+          })),
+    serviceNetworks:
+      (spec.networking?.serviceNetwork ?? []).length === 0
+        ? [DEFAULT_SERVICE_NETWORK]
+        : [...(spec.networking?.serviceNetwork ?? [])],
     machineNetworks: (spec.networking?.machineNetwork ?? []).map((n) => n.cidr ?? ''),
     apiVips: vips(spec.apiVIPs, spec.apiVIP),
     ingressVips: vips(spec.ingressVIPs, spec.ingressVIP),
