@@ -41,7 +41,8 @@ export interface StepReply {
 /** A refusal the API turns into the upstream status code and `error{code, reason}` body. */
 export interface Refusal {
   readonly ok: false;
-  readonly httpStatus: 400 | 404 | 409;
+  /** 503 means "not yet": the API adds Retry-After and the agent retries. */
+  readonly httpStatus: 400 | 404 | 409 | 503;
   readonly reason: string;
 }
 

@@ -194,6 +194,7 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
   };
 
   const sendRefusal = (res: Response, refusal: Refusal): void => {
+    if (refusal.httpStatus === 503) res.setHeader('Retry-After', '5');
     res.status(refusal.httpStatus).json(apiError(refusal.httpStatus, refusal.reason));
   };
 

@@ -99,7 +99,7 @@ export interface HostServiceOptions {
   readonly maxDisconnectionMs?: number;
 }
 
-function refusal(httpStatus: 400 | 404 | 409, reason: string): Outcome<never> {
+function refusal(httpStatus: 400 | 404 | 409 | 503, reason: string): Outcome<never> {
   return { ok: false, httpStatus, reason };
 }
 
@@ -289,6 +289,14 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
         : previous?.record.clusterId !== undefined
           ? this.options.clusters.byId(previous.record.clusterId)
           : undefined;
+    // The InfraEnv names a cluster the cluster side has no record of yet: registering the host
+    // unbound would make the Agent controller bind it later (agent exits, re-registers). Upstream
+    // never has this window, so ask the agent to retry (it retries 503 on register).
+    if (clusterRef?.name !== undefined && cluster === undefined)
+      return refusal(
+        503,
+        `cluster ${clusterRef.name} of infra env ${infraEnv.id} is not ready yet`,
+      );
     if (previous === undefined && cluster !== undefined) {
       const refused = this.options.clusters.registrationRefusal(cluster);
       if (refused !== undefined) return refusal(409, refused);

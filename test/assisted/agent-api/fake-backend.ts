@@ -97,6 +97,8 @@ export class FakeAgentApiBackend implements AgentApiBackend {
   };
   /** Registration refused with 409 (the cluster does not accept hosts). */
   refuseRegistration = false;
+  /** Registration answered 503 (the InfraEnv's cluster is not known yet). */
+  clusterPending = false;
   agentImage = 'quay.io/edge-infrastructure/assisted-installer-agent:latest';
 
   addInfraEnv(id: string, name = `infraenv-${id.slice(0, 4)}`): InfraEnvRef {
@@ -121,6 +123,12 @@ export class FakeAgentApiBackend implements AgentApiBackend {
   ): Promise<Outcome<HostRecord>> {
     this.calls.registered.push({ hostId, version });
     const key = this.key(infraEnv, hostId);
+    if (this.clusterPending)
+      return Promise.resolve({
+        ok: false,
+        httpStatus: 503,
+        reason: 'cluster sno-1 is not ready yet',
+      });
     if (this.refuseRegistration && !this.hosts.has(key)) {
       return Promise.resolve({
         ok: false,

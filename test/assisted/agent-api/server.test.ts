@@ -88,6 +88,7 @@ beforeEach(() => {
   backend.infraEnvs.clear();
   backend.hosts.clear();
   backend.refuseRegistration = false;
+  backend.clusterPending = false;
   backend.addInfraEnv(INFRA_ENV, 'site-1');
   backend.addInfraEnv(OTHER_INFRA_ENV, 'site-2');
 });
@@ -139,6 +140,13 @@ describe('registration', () => {
       reason:
         'Host can register only in one of the following states: [insufficient ready pending-for-input adding-hosts]',
     });
+  });
+
+  it('answers 503 with Retry-After while the InfraEnv cluster is not known yet', async () => {
+    backend.clusterPending = true;
+    const response = await (await client()).register(describeHost(3).hostId);
+    expect([response.status, response.headers['retry-after']]).toEqual([503, '5']);
+    expect(response.body).toMatchObject({ code: '503', reason: 'cluster sno-1 is not ready yet' });
   });
 
   it('refuses a registration without host_id or with one that is not a UUID (422)', async () => {

@@ -75,6 +75,23 @@ describe('host registration', () => {
     expect(w.cluster.writes).toEqual([]);
   });
 
+  it('refuses with 503 and writes nothing while the clusterRef has no cluster yet, then registers it bound', async () => {
+    const w = new World(
+      infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
+      clusterDeployment(),
+    );
+    const early = await w.service.registerHost(w.infraEnvRef(), HOST_ID, undefined, w.now());
+    expect(early).toMatchObject({ ok: false, httpStatus: 503 });
+    expect(w.agent()).toBeUndefined();
+    expect(w.service.get(HOST_ID)).toBeUndefined();
+    w.clusters.records.set('cd-uid-1', snoCluster());
+    await w.registered();
+    expect(w.agent()?.['spec']).toMatchObject({
+      clusterDeploymentName: { name: 'sno-1', namespace: NS },
+    });
+    expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.Discovering);
+  });
+
   it('refuses a new host with 409 when the cluster takes no more, but lets a known host re-register', async () => {
     const w = new World(
       infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
