@@ -134,6 +134,8 @@ describe('siteforge controller on the hub', () => {
       '--health-probe-bind-address=0',
       // On loopback, so BMCs would be given its listening address.
       '--image-server-bind-address=127.0.0.1:0',
+      // The BMAC's start and stop; the assisted core's run in test/hub/assisted-*.
+      '--assisted=false',
     ]);
     const leases = ClientNodeLeaseClient.fromKubeconfig(hubKubeconfig());
     try {

@@ -236,6 +236,7 @@ describe('siteforge controller arguments', () => {
   it('asks for a Lease namespace outside a pod before it connects anywhere', async () => {
     const { status, stderr } = await cli([
       'controller',
+      '--assisted=false',
       '--kubeconfig',
       '/nonexistent/kubeconfig',
       '--mode',
@@ -261,6 +262,7 @@ describe('siteforge controller arguments', () => {
     );
     const { status, stderr } = await cli([
       'controller',
+      '--assisted=false',
       '--kubeconfig',
       kubeconfig,
       '--leader-election-namespace',
@@ -282,6 +284,7 @@ describe('siteforge controller arguments', () => {
     try {
       const { status, stderr } = await cli([
         'controller',
+        '--assisted=false',
         '--kubeconfig',
         goneKubeconfig(),
         '--mode=redfish',
@@ -317,6 +320,7 @@ describe('siteforge controller arguments', () => {
   it('calls a missing --kubeconfig file a usage error', async () => {
     const { status, stderr } = await cli([
       'controller',
+      '--assisted=false',
       '--kubeconfig',
       '/nonexistent/kubeconfig',
       ...quiet(),
@@ -328,6 +332,7 @@ describe('siteforge controller arguments', () => {
   it('exits 3 in redfish mode too when the hub does not answer', async () => {
     const { status, stderr } = await cli([
       'controller',
+      '--assisted=false',
       '--kubeconfig',
       goneKubeconfig(),
       ...quiet(),
@@ -370,6 +375,7 @@ describe('siteforge controller arguments', () => {
     try {
       const { status, stderr } = await cli([
         'controller',
+        '--assisted=false',
         '--kubeconfig',
         kubeconfig,
         ...quiet(),
