@@ -70,6 +70,7 @@ import type {
   ClusterImageSet,
   ClusterMetadata,
 } from './kinds.js';
+import { jsonEqual } from '../hosts/deep-equal.js';
 import type { ClusterEvent, ClusterMachine, ClusterValidator, HostDirectory } from './ports.js';
 import { totalPercentage } from './progress.js';
 import { chooseBootstrap, countByRole, effectiveRole, suggestRoles } from './roles.js';
@@ -649,14 +650,16 @@ export function createClusterDeploymentsController(
   ): Promise<void> => {
     let resourceVersion = aci.metadata.resourceVersion;
     const originalAci = draft<AgentClusterInstall>(original);
-    const specChanged =
-      JSON.stringify({ m: originalAci.metadata, s: originalAci.spec }) !==
-      JSON.stringify({ m: aci.metadata, s: aci.spec });
+    // By value, not serialised: the API server returns maps with their keys re-ordered.
+    const specChanged = !jsonEqual(
+      { m: originalAci.metadata, s: originalAci.spec },
+      { m: aci.metadata, s: aci.spec },
+    );
     if (specChanged) {
       const stored = await ctx.writer.update(asKube(aci));
       resourceVersion = stored.metadata.resourceVersion;
     }
-    if (JSON.stringify(originalAci.status ?? {}) === JSON.stringify(status)) return;
+    if (jsonEqual(originalAci.status ?? {}, status)) return;
     await ctx.writer.updateStatus(
       asKube({ ...aci, metadata: { ...aci.metadata, resourceVersion }, status }),
     );

@@ -49,9 +49,9 @@ const ACI = {
   name: 'sno-1',
 };
 
-function hub(clock: ManualClock): FakeCluster {
+function hub(clock: ManualClock, lateBinding: boolean): FakeCluster {
   return new FakeCluster(clock).seed(
-    infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
+    infraEnvObject(lateBinding ? {} : { clusterRef: { name: 'sno-1', namespace: NS } }),
     {
       ...CD,
       metadata: { name: 'sno-1', namespace: NS, uid: 'cd-uid-1' },
@@ -96,9 +96,12 @@ function hub(clock: ManualClock): FakeCluster {
 }
 
 describe('the cluster side with the real host side', () => {
-  it('installs a single node that registers, reports and is approved', async () => {
+  it.each([
+    ['an InfraEnv bound to the cluster', false],
+    ['an unbound InfraEnv, its Agent bound later (late binding)', true],
+  ])('installs a single node that registers from %s, reports and is approved', async (_, late) => {
     const clock = new ManualClock();
-    const cluster = hub(clock);
+    const cluster = hub(clock, late);
     const log = createLogger({ level: 'silent' });
     const queue = new Set<string>();
     const installations = new ClusterInstallations();
@@ -163,35 +166,64 @@ describe('the cluster side with the real host side', () => {
         },
         now(),
       );
-    await reply(StepType.Inventory, {
-      ...inventory(8),
-      routes: [
-        {
-          interface: 'eth0',
-          gateway: '192.168.111.1',
-          destination: '0.0.0.0',
-          family: 2,
-          metric: 100,
+    const discover = async () => {
+      await reply(StepType.Inventory, {
+        ...inventory(8),
+        routes: [
+          {
+            interface: 'eth0',
+            gateway: '192.168.111.1',
+            destination: '0.0.0.0',
+            family: 2,
+            metric: 100,
+          },
+        ],
+      });
+      await hosts.nextSteps(ie, HOST_ID, now(), now().getTime() / 1000);
+      await reply(StepType.NtpSynchronizer, {
+        ntp_sources: [{ source_name: 'clock.example.com', source_state: 'synced' }],
+      });
+      const resolved = (name: string) => ({
+        domain_name: name,
+        ipv4_addresses: ['192.168.111.20'],
+      });
+      await reply(StepType.DomainResolution, {
+        resolutions: [
+          resolved('api.sno-1.example.com'),
+          resolved('api-int.sno-1.example.com'),
+          resolved('console-openshift-console.apps.sno-1.example.com'),
+          { domain_name: 'validateNoWildcardDNS.sno-1.example.com.' },
+          { domain_name: 'validateNoWildcardDNS.sno-1.example.com' },
+        ],
+      });
+      monitor.runOnce();
+      await flush();
+    };
+    await discover();
+    if (late) {
+      expect(hosts.get(HOST_ID)?.status).toBe('known-unbound');
+      const unbound = cluster.peek({
+        apiVersion: 'agent-install.openshift.io/v1beta1',
+        kind: 'Agent',
+        namespace: NS,
+        name: HOST_ID,
+      })!;
+      await cluster.update({
+        ...unbound,
+        spec: {
+          ...(unbound['spec'] as object),
+          clusterDeploymentName: { name: 'sno-1', namespace: NS },
         },
-      ],
-    });
-    await hosts.nextSteps(ie, HOST_ID, now(), now().getTime() / 1000);
-    await reply(StepType.NtpSynchronizer, {
-      ntp_sources: [{ source_name: 'clock.example.com', source_state: 'synced' }],
-    });
-    const resolved = (name: string) => ({ domain_name: name, ipv4_addresses: ['192.168.111.20'] });
-    await reply(StepType.DomainResolution, {
-      resolutions: [
-        resolved('api.sno-1.example.com'),
-        resolved('api-int.sno-1.example.com'),
-        resolved('console-openshift-console.apps.sno-1.example.com'),
-        { domain_name: 'validateNoWildcardDNS.sno-1.example.com.' },
-        { domain_name: 'validateNoWildcardDNS.sno-1.example.com' },
-      ],
-    });
-    monitor.runOnce();
-    await flush();
-    expect(hosts.get(HOST_ID)).toMatchObject({ status: 'known', role: 'master', bootstrap: true });
+      });
+      await reconcileUntilStable(agents, { namespace: NS, name: HOST_ID }, cluster);
+      await flush();
+      expect(hosts.get(HOST_ID)).toMatchObject({ status: 'binding', clusterId: 'cd-uid-1' });
+      // Told to exit by the binding, the agent registers again and discovers again.
+      expect((await hosts.registerHost(ie, HOST_ID, 'v1.0', now())).ok).toBe(true);
+      await discover();
+    }
+    expect(hosts.get(HOST_ID)).toMatchObject({ status: 'known' });
+    if (!late) expect(hosts.get(HOST_ID)).toMatchObject({ role: 'master', bootstrap: true });
 
     // Not approved yet: the cluster is ready but waits for the approval.
     await reconcileCluster();

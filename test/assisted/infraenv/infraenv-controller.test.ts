@@ -1,5 +1,5 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Gvk } from '../../../src/bmac/api.js';
 import { ImageSourceError } from '../../../src/bmac/images/index.js';
 import { INTERNAL_IGNITION_ANNOTATION } from '../../../src/bmac/infraenv-backend.js';
@@ -13,6 +13,7 @@ import {
   INFRAENV_FINALIZER,
   InfraEnvController,
   NMStateConfigGvk,
+  PULL_SECRET_RECHECK_MS,
   RECOVERABLE_ERROR_REQUEUE_MS,
 } from '../../../src/assisted/infraenv/index.js';
 import type { KubeObject } from '../../../src/kube/index.js';
@@ -194,6 +195,33 @@ describe('InfraEnv controller', () => {
     await reconcile();
     expect(cluster.writes.length).toBe(writes);
     expect(status()).toEqual(first);
+  });
+
+  it('a pass with nothing changed neither reads the pull secret nor rebuilds the image, until the recheck is due', async () => {
+    cluster.seed(infraEnv(), pullSecret());
+    await reconcile();
+    const url = status()['isoDownloadURL'];
+    const builds = isos.requests.length;
+    const liveReads = vi.spyOn(cluster, 'getLive');
+    const writes = cluster.writes.length;
+    now += 1_000;
+    await reconcile();
+    await reconcile();
+    expect([isos.requests.length, liveReads.mock.calls.length]).toEqual([builds, 0]);
+    expect(cluster.writes.length).toBe(writes);
+    expect(status()['isoDownloadURL']).toBe(url);
+
+    // A changed pull secret reaches the image once the recheck is due.
+    const secret = cluster.peek({ ...Gvk.Secret, namespace: NS, name: 'pull-secret' })!;
+    const ignition = isos.last.ignition;
+    await cluster.asOtherActor((c) =>
+      c.update({ ...secret, data: pullSecret('{"auths":{"registry.example":{}}}')['data'] }),
+    );
+    now += PULL_SECRET_RECHECK_MS;
+    await reconcile();
+    expect(liveReads.mock.calls.length).toBe(1);
+    expect(isos.last.ignition).not.toBe(ignition);
+    expect(status()['isoDownloadURL']).not.toBe(url);
   });
 
   it('regenerates the image when the spec changes, moving createdTime only then', async () => {
