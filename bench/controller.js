@@ -11,12 +11,12 @@
 // window (default 60).
 import { fork, spawn } from 'node:child_process';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { freePort, metricSum, pool } from './support.js';
 
 const here = fileURLToPath(import.meta.url);
 const root = join(here, '..', '..');
@@ -54,43 +54,6 @@ if (process.argv[2] === '--fleet') {
   });
 } else if (process.argv[1] === here) {
   await runControllerBench();
-}
-
-/** A free loopback port. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Runs `task(i)` for i in [0, n) with at most `width` at once. */
-async function pool(n, width, task) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(width, n) }, async () => {
-      while (next < n) await task(next++);
-    }),
-  );
-}
-
-/** Sums the samples of a Prometheus counter family, optionally filtered by a label predicate. */
-function metricSum(text, name, keep = () => true) {
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(name)) continue;
-    const m = /^([a-zA-Z_:][\w:]*)(\{([^}]*)\})?\s+(\S+)/.exec(line);
-    if (m === null || m[1] !== name) continue;
-    const labels = Object.fromEntries(
-      [...(m[3] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]),
-    );
-    if (keep(labels)) sum += Number(m[4]);
-  }
-  return sum;
 }
 
 /** The API request counters as [`verb resource code`, count], largest first. */
