@@ -89,10 +89,7 @@ const ACCEPTING = ['insufficient', 'ready', 'pending-for-input', 'adding-hosts']
 export function clusterDirectoryOf(installations: ClusterInstallations): ClusterDirectory {
   return {
     byId: (id) => installations.record(id),
-    byDeployment: (namespace, name) =>
-      installations
-        .records()
-        .find((c) => c.namespace === namespace && c.clusterDeploymentName === name),
+    byDeployment: (namespace, name) => installations.byDeployment(namespace, name),
     registrationRefusal(cluster) {
       if (ACCEPTING.includes(cluster.status)) return undefined;
       return cluster.status === 'installed'

@@ -9,6 +9,8 @@ import type { ClusterInstallation } from './cluster-record.js';
 /** Clusters by id. */
 export class ClusterInstallations {
   private readonly byId = new Map<string, ClusterInstallation>();
+  /** Cluster ids by `namespace/name` of their ClusterDeployment (looked up per agent request). */
+  private readonly idByDeployment = new Map<string, string>();
 
   /** The installation of a cluster, if known. */
   get(clusterId: string): ClusterInstallation | undefined {
@@ -25,11 +27,23 @@ export class ClusterInstallations {
     return [...this.byId.values()].map((i) => i.record);
   }
 
+  /** The record of the cluster of ClusterDeployment `namespace/name`, if known. */
+  byDeployment(namespace: string, name: string): ClusterRecord | undefined {
+    const id = this.idByDeployment.get(`${namespace}/${name}`);
+    return id === undefined ? undefined : this.record(id);
+  }
+
   set(installation: ClusterInstallation): void {
-    this.byId.set(installation.record.id, installation);
+    const { id, namespace, clusterDeploymentName } = installation.record;
+    this.byId.set(id, installation);
+    this.idByDeployment.set(`${namespace}/${clusterDeploymentName}`, id);
   }
 
   delete(clusterId: string): void {
+    const record = this.record(clusterId);
     this.byId.delete(clusterId);
+    if (record === undefined) return;
+    const key = `${record.namespace}/${record.clusterDeploymentName}`;
+    if (this.idByDeployment.get(key) === clusterId) this.idByDeployment.delete(key);
   }
 }
