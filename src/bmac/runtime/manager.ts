@@ -7,7 +7,7 @@
  * leadership aborts every in-flight pass at once through its signal and pauses the workers.
  */
 import { setMaxListeners } from 'node:events';
-import type { GroupVersionKind, RuntimeKubeClient } from '../../kube/index.js';
+import type { GroupVersionKind, KubeObject, RuntimeKubeClient } from '../../kube/index.js';
 import { KubeApiError, KubeApiErrorCode } from '../../kube/index.js';
 import { SiteForgeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
@@ -192,8 +192,19 @@ export class Manager {
    * write budget, and aborted with the current leadership term.
    */
   writer(): ObjectWriter {
-    return new RateLimitedObjectWriter(this.options.client, this.writes, this.term.signal);
+    return new RateLimitedObjectWriter(
+      this.options.client,
+      this.writes,
+      this.term.signal,
+      this.written,
+    );
   }
+
+  /** What a write answered goes into the cache at once (Informer.offer). */
+  private readonly written = (object: KubeObject): void => {
+    if (typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') return;
+    this.informers.get(gvkKey({ apiVersion: object.apiVersion, kind: object.kind }))?.offer(object);
+  };
 
   /**
    * Calls `hook` each time this replica starts acting (caches synced and leading), before any
@@ -409,7 +420,12 @@ export class Manager {
     const request = requestOfKey(key);
     const context: ReconcileContext = {
       reader: this.cache,
-      writer: new RateLimitedObjectWriter(this.options.client, this.writes, term.signal),
+      writer: new RateLimitedObjectWriter(
+        this.options.client,
+        this.writes,
+        term.signal,
+        this.written,
+      ),
       events: runner.events,
       clock: this.clock,
       log: log.child(request.namespace === undefined ? { name: request.name } : { ...request }),

@@ -1,12 +1,13 @@
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { SimulatedInstallerBackend } from '../../../src/assisted/installer/simulated-backend.js';
 import { OpenshiftInstallBackend } from '../../../src/assisted/installer/openshift-install-backend.js';
 import { ignitionForHost } from '../../../src/assisted/clusters/credentials.js';
 import { asKube } from '../../../src/assisted/clusters/kinds.js';
+import { PULL_SECRET_RECHECK_MS } from '../../../src/assisted/clusters/cluster-deployments-controller.js';
 import { host } from './fakes.js';
 import { ACI_REF, CD_REF, CLUSTER_ID, NS, world } from './world.js';
 
@@ -101,6 +102,46 @@ describe('the ClusterDeployments controller', () => {
         reason: 'NotAvailable',
         message: 'Information not available',
       });
+  });
+
+  it('reads the pull secret again every 5 minutes, and always when it starts the installation', async () => {
+    const w = world({ masters: 1, workers: 0 });
+    const reads = vi.spyOn(w.hub, 'getLive');
+    const pullSecretReads = () =>
+      reads.mock.calls.filter(([ref]) => ref.kind === 'Secret' && ref.name === 'pull-secret')
+        .length;
+    const secret = { apiVersion: 'v1', kind: 'Secret', namespace: NS, name: 'pull-secret' };
+    await w.reconcile();
+    await w.reconcile();
+    expect(pullSecretReads()).toBe(1);
+    // Gone: seen once the last read is 5 minutes old.
+    const stored = w.hub.peek(secret)!;
+    await w.hub.asOtherActor((hub) => hub.delete(secret));
+    await w.reconcile();
+    expect(w.condition('SpecSynced')?.reason).toBe('SyncOK');
+    await w.clock.advance(PULL_SECRET_RECHECK_MS);
+    await w.reconcile();
+    expect(w.condition('SpecSynced')).toMatchObject({
+      reason: 'BackendError',
+      message:
+        'The Spec could not be synced due to backend error: failed to validate pull secret for ClusterDeployment site/site: failed to find secret pull-secret: secrets "pull-secret" not found',
+    });
+    // Back; then gone again just before the host is ready: the pass that would start the
+    // installation reads it, and does not start.
+    w.hub.seed(stored);
+    await w.clock.advance(PULL_SECRET_RECHECK_MS);
+    await w.reconcile();
+    expect(w.condition('SpecSynced')?.reason).toBe('SyncOK');
+    await w.hub.asOtherActor((hub) => hub.delete(secret));
+    w.hosts.add(host('sno-1', CLUSTER_ID, { ip: '10.0.0.5', cores: 8, ramGib: 32 }));
+    await w.reconcile();
+    expect(w.installer.configs).toEqual([]);
+    expect(w.condition('SpecSynced')?.reason).toBe('BackendError');
+    // Back again: the installation starts with it.
+    w.hub.seed(stored);
+    await w.reconcile();
+    expect(w.installer.configs).toHaveLength(1);
+    expect(w.condition('SpecSynced')?.reason).toBe('SyncOK');
   });
 
   it('says a missing ClusterImageSet as a backend error and looks again', async () => {
