@@ -95,6 +95,8 @@ export const ClusterRequeueMs = {
   installerUnavailable: 30_000,
   /** After a backend (not input) error, as upstream's defaultRequeueAfterOnError. */
   backendError: 10_000,
+  /** After a pass that moved the cluster to another status. */
+  afterMove: 1_000,
 } as const;
 
 /**
@@ -597,8 +599,12 @@ export function createClusterDeploymentsController(
           await applyHost(pass, host, { type: 'ClusterFailed', reason: cluster.statusInfo });
   };
 
-  const requeueFor = (pass: Pass): number | undefined => {
+  /** @param moved the cluster's status changed in this pass */
+  const requeueFor = (pass: Pass, moved: boolean): number | undefined => {
     const status = pass.installation.record.status;
+    // A move may enable the next one with nothing else changing (finalizing → installed once
+    // the installer's output is in): look again soon, not a phase's backstop later.
+    if (moved && !DONE.has(status)) return ClusterRequeueMs.afterMove;
     const byPhase =
       status === 'preparing-for-installation'
         ? ClusterRequeueMs.preparing
@@ -963,7 +969,7 @@ export function createClusterDeploymentsController(
       [ClusterAnnotation.ClusterState]: persistedStateOf(pass.installation),
     };
     await writeAci(ctx, aciObject, aci, statusOf(pass, counts, aci.status ?? {}));
-    const requeueAfterMs = requeueFor(pass);
+    const requeueAfterMs = requeueFor(pass, pass.installation.record.status !== status);
     if (pass.syncError?.kind === 'backend')
       return { requeueAfterMs: ClusterRequeueMs.backendError };
     return requeueAfterMs === undefined ? {} : { requeueAfterMs };

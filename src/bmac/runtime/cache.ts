@@ -46,16 +46,19 @@ export class ObjectStore {
    * Stores a frozen copy of `object`, without `metadata.managedFields` (often the larger part
    * of an object, and read by no reconciler; an update that omits them leaves them as they are
    * on the server, as with controller-runtime's TransformStripManagedFields).
+   * @param adopt store `object` itself, frozen, instead of a copy: for objects nobody else holds
+   *   (an informer's freshly decoded watch events and list items)
    * @returns what it replaced
    */
-  set(object: KubeObject): KubeObject | undefined {
+  set(object: KubeObject, adopt = false): KubeObject | undefined {
     const namespace = object.metadata.namespace ?? '';
     let names = this.byNamespace.get(namespace);
     if (names === undefined)
       this.byNamespace.set(namespace, (names = new Map<string, KubeObject>()));
     const previous = names.get(object.metadata.name);
     if (previous === undefined) this.count++;
-    const stored = deepFreeze(structuredClone(withoutManagedFields(object)));
+    const trimmed = withoutManagedFields(object);
+    const stored = deepFreeze(adopt ? trimmed : structuredClone(trimmed));
     names.set(object.metadata.name, stored);
     for (const [key, index] of this.byLabel) {
       if (

@@ -292,7 +292,7 @@ export class Informer {
       const current = store.get(object.metadata.namespace, object.metadata.name);
       // Equal: already stored; older: this process stored its own newer write (offer).
       if (current === undefined || isNewerOrOther(object.metadata.resourceVersion, current)) {
-        store.set(this.trim(object));
+        store.set(this.trim(object), true);
         const stored = store.get(object.metadata.namespace, object.metadata.name)!;
         this.tell(
           current === undefined
@@ -317,7 +317,7 @@ export class Informer {
       const current = store.get(item.metadata.namespace, item.metadata.name);
       if (current !== undefined && !isNewerOrOther(item.metadata.resourceVersion, current))
         continue;
-      store.set(this.trim(item));
+      store.set(this.trim(item), true);
       const stored = store.get(item.metadata.namespace, item.metadata.name)!;
       this.tell(
         current === undefined

@@ -8,6 +8,7 @@ import { OpenshiftInstallBackend } from '../../../src/assisted/installer/openshi
 import { ignitionForHost } from '../../../src/assisted/clusters/credentials.js';
 import { asKube } from '../../../src/assisted/clusters/kinds.js';
 import { PULL_SECRET_RECHECK_MS } from '../../../src/assisted/clusters/cluster-deployments-controller.js';
+import { createLogger } from '../../../src/shared/logger.js';
 import { host } from './fakes.js';
 import { ACI_REF, CD_REF, CLUSTER_ID, NS, world } from './world.js';
 
@@ -345,6 +346,31 @@ describe('the ClusterDeployments controller', () => {
       ingressVIP: '10.0.0.5',
       ingressVIPs: ['10.0.0.5'],
     });
+  });
+
+  it('looks again a second after a move, so finalizing ends without waiting for the installing backstop', async () => {
+    const w = world();
+    fiveHosts(w);
+    await w.reconcile();
+    w.hosts.moveAll(CLUSTER_ID, 'preparing-for-installation', 'preparing-successful');
+    await w.reconcile();
+    w.hosts.moveAll(CLUSTER_ID, 'installing', 'installed', 'Done');
+    const pass = () =>
+      w.controller.reconcile(
+        { namespace: NS, name: 'site' },
+        {
+          reader: w.hub,
+          writer: w.hub,
+          events: w.hub,
+          clock: w.clock,
+          log: createLogger({ level: 'silent' }),
+          signal: new AbortController().signal,
+        },
+      );
+    expect(await pass()).toEqual({ requeueAfterMs: 1_000 });
+    expect(w.state()).toBe('finalizing');
+    expect(await pass()).toEqual({});
+    expect(w.state()).toBe('installed');
   });
 
   it('installs to completion: Secrets, clusterMetadata, ClusterDeployment installed, upstream events', async () => {
