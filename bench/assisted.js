@@ -583,6 +583,17 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
         const sum = metricSum(atEnd, 'siteforge_reconcile_duration_seconds_sum', mine);
         console.log(`    ${name}: ${count}, ${(sum / Math.max(1, count)).toFixed(3)} s`);
       }
+      const verbs = ['get', 'create', 'update', 'updateStatus'];
+      console.log(
+        `  API request time (mean ms): ${verbs
+          .map((verb) => {
+            const mine = (l) => l.verb === verb;
+            const count = metricSum(atEnd, 'siteforge_api_request_duration_seconds_count', mine);
+            const sum = metricSum(atEnd, 'siteforge_api_request_duration_seconds_sum', mine);
+            return `${verb} ${((sum / Math.max(1, count)) * 1000).toFixed(0)}`;
+          })
+          .join(', ')}`,
+      );
       console.log('  api requests (verb resource code: count):');
       for (const [k, v] of breakdown(atEnd)) console.log(`    ${k}: ${v}`);
     }

@@ -159,6 +159,21 @@ function agentsOf(reader: ObjectReader, cd: ClusterDeployment): Agent[] {
     .filter((a) => a.spec?.clusterDeploymentName?.name === cd.metadata.name);
 }
 
+/** Whether an Agent's update changes what a cluster pass reads of it. */
+export function agentMattersToCluster(object: KubeObject, previous: KubeObject): boolean {
+  const now = view<Agent>(object);
+  const before = view<Agent>(previous);
+  const specSynced = (agent: Agent): string | undefined =>
+    (agent.status?.conditions ?? []).find((c) => c.type === 'SpecSynced')?.status;
+  return (
+    !jsonEqual(now.spec, before.spec) ||
+    now.metadata.labels?.[ClusterLabel.ClusterDeploymentNamespace] !==
+      before.metadata.labels?.[ClusterLabel.ClusterDeploymentNamespace] ||
+    now.metadata.deletionTimestamp !== before.metadata.deletionTimestamp ||
+    specSynced(now) !== specSynced(before)
+  );
+}
+
 function unsyncedAgents(agents: readonly Agent[]): number {
   return agents.filter((a) =>
     (a.status?.conditions ?? []).some((c) => c.type === 'SpecSynced' && c.status === 'False'),
@@ -538,11 +553,16 @@ export function createClusterDeploymentsController(
       ...(passwordRef !== undefined && { adminPasswordSecretRef: { name: passwordRef } }),
     });
     if (INSTALLING.has(status) && aci.spec?.clusterMetadata === undefined) {
-      const kubeconfigRef = await ensureKubeconfigSecret(ctx.writer, cd, output.kubeconfig);
+      const kubeconfigRef = await ensureKubeconfigSecret(ctx.writer, cd, output.kubeconfig, true);
       aci.spec = { ...aci.spec, clusterMetadata: metadata(undefined, kubeconfigRef) };
     }
     if (status !== 'installed') return;
-    const passwordRef = await ensurePasswordSecret(ctx.writer, cd, output.kubeadminPassword);
+    const passwordRef = await ensurePasswordSecret(
+      ctx.writer,
+      cd,
+      output.kubeadminPassword,
+      aci.spec?.clusterMetadata?.adminPasswordSecretRef === undefined,
+    );
     const kubeconfigRef = await ensureKubeconfigSecret(ctx.writer, cd, output.kubeconfig);
     const full = metadata(passwordRef, kubeconfigRef);
     aci.spec = { ...aci.spec, clusterMetadata: full };
@@ -995,6 +1015,10 @@ export function createClusterDeploymentsController(
             ? []
             : [{ namespace: ref.namespace, name: ref.name }];
         },
+        // What a pass reads of Agents (binding, the namespace label, SpecSynced, deletion); a
+        // change of their host arrives from the host service, and the Agent controller's
+        // projections of it (status, annotations) would only repeat it.
+        onUpdate: agentMattersToCluster,
       },
       {
         gvk: ClusterGvk.ClusterImageSet,

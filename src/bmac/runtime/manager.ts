@@ -361,6 +361,8 @@ export class Manager {
       if (gvkKey(controller.for) === key) runner.queue.add(requestKey(requestOf(event.object)));
       for (const watch of controller.watches ?? []) {
         if (gvkKey(watch.gvk) !== key) continue;
+        if (event.type === 'update' && watch.onUpdate?.(event.object, event.previous) === false)
+          continue;
         const objects = event.type === 'update' ? [event.object, event.previous] : [event.object];
         for (const object of objects) {
           try {

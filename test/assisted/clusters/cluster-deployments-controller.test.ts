@@ -21,6 +21,8 @@ interface InstallConfigShape {
   bootstrapInPlace?: { installationDisk: string };
 }
 
+const w0 = () => world();
+
 function fiveHosts(w: ReturnType<typeof world>, options: { approved?: boolean[] } = {}): void {
   for (let i = 1; i <= 5; i++)
     w.hosts.add(
@@ -202,6 +204,37 @@ describe('the ClusterDeployments controller', () => {
     expect(w.installer.manifests).toEqual([['01-a.yaml', '02-b.yaml']]);
   });
 
+  it('is woken by what a user changes on an Agent, not by the Agent controller’s projections', () => {
+    const agent = {
+      apiVersion: 'agent-install.openshift.io/v1beta1',
+      kind: 'Agent',
+      metadata: { name: 'h1', namespace: NS, labels: { a: 'b' } },
+      spec: { approved: false, clusterDeploymentName: { name: 'site', namespace: NS } },
+      status: {
+        conditions: [{ type: 'SpecSynced', status: 'True' }],
+        validationsInfo: { hardware: [] },
+      },
+    };
+    const watch = w0().controller.watches?.find((w) => w.gvk.kind === 'Agent');
+    const changed = (change: Record<string, unknown>) =>
+      watch?.onUpdate?.(asKube({ ...agent, ...change }), asKube(agent));
+    expect(changed({ spec: { ...agent.spec, approved: true } })).toBe(true);
+    expect(
+      changed({
+        status: { ...agent.status, conditions: [{ type: 'SpecSynced', status: 'False' }] },
+      }),
+    ).toBe(true);
+    expect(changed({ status: { ...agent.status, validationsInfo: { network: [] } } })).toBe(false);
+    expect(
+      changed({
+        metadata: {
+          ...agent.metadata,
+          annotations: { 'agent.agent-install.openshift.io/state': 'known' },
+        },
+      }),
+    ).toBe(false);
+  });
+
   it('waits for the agents asked for, then for their approval', async () => {
     const w = world();
     fiveHosts(w, { approved: [true, true, true, true, false] });
@@ -375,6 +408,7 @@ describe('the ClusterDeployments controller', () => {
 
   it('installs to completion: Secrets, clusterMetadata, ClusterDeployment installed, upstream events', async () => {
     const w = world();
+    const reads = vi.spyOn(w.hub, 'getLive');
     fiveHosts(w);
     await w.reconcile();
     w.hosts.moveAll(CLUSTER_ID, 'preparing-for-installation', 'preparing-successful');
@@ -422,6 +456,13 @@ describe('the ClusterDeployments controller', () => {
     expect(password['type']).toBe('Opaque');
     expect(w.secret('site-admin-password', 'username')).toBe('kubeadmin');
     expect(w.secret('site-admin-password', 'password')).toBe('abcde-fghij-klmno-pqrst');
+    // New Secrets are created without a read first; only the kubeconfig is read again once.
+    expect(
+      reads.mock.calls
+        .map(([ref]) => ref)
+        .filter((ref) => ref.kind === 'Secret' && ref.name !== 'pull-secret')
+        .map((ref) => ref.name),
+    ).toEqual(['site-admin-kubeconfig']);
     const metadata = {
       clusterID: 'ocp-cluster-id',
       infraID: CLUSTER_ID,
