@@ -213,6 +213,7 @@ export class Informer {
         }
         const timeoutSeconds = this.watchTimeout();
         startedAt = clock.now();
+        const from = version;
         const stream = client.watch(
           gvk,
           { ...scope, resourceVersion: version, timeoutSeconds },
@@ -238,8 +239,10 @@ export class Informer {
           failures = 0;
           continue;
         }
-        // Ended early but cleanly: resume from the last version seen, after a backoff.
-        if (ranMs >= (this.options.stableAfterMs ?? 60_000)) failures = 0;
+        // Ended early but cleanly: resume from the last version seen, after a backoff. A watch
+        // that brought changes did its work (a busy kind's watcher the API server dropped):
+        // the backoff starts over, so the cache is not left minutes behind.
+        if (ranMs >= (this.options.stableAfterMs ?? 60_000) || version !== from) failures = 0;
         failures++;
         this.restartCount++;
         this.options.onRestart?.('closed');

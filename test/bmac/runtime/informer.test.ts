@@ -171,9 +171,11 @@ describe('Informer', () => {
     await clock.advance(1_000);
     expect(events).toEqual(['delete a/db-1', 'add a/web-2']);
     expect(server.requests).toEqual(['list ConfigMap', 'watch ConfigMap', 'watch ConfigMap']);
-    // Resumed from a version the server no longer has: listed again at once.
+    // Cut again: the resumed watch brought changes, so the backoff starts over (not 2 s).
     server.cutWatches();
     await settle();
+    expect(clock.pending()).toEqual([1_000]);
+    // Resumed from a version the server no longer has: listed again at once.
     server.seed(configMap('a', 'web-3'));
     server.compact();
     await clock.advance(2_000);
