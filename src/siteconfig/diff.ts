@@ -24,7 +24,12 @@ export interface ObjectChange {
 export type ChangeImpact = 'safe' | 'reinstall' | 'dangerous' | 'rejected';
 
 /** The impacts in rising order of gravity. */
-export const CHANGE_IMPACTS: readonly ChangeImpact[] = ['safe', 'reinstall', 'dangerous', 'rejected'];
+export const CHANGE_IMPACTS: readonly ChangeImpact[] = [
+  'safe',
+  'reinstall',
+  'dangerous',
+  'rejected',
+];
 
 /** One change of a cluster that is not simply safe, with what it does. */
 export interface Finding {
@@ -348,12 +353,13 @@ function installTimeChanges(
   for (const change of changes) {
     if (change.change !== 'changed') continue;
     const isExtraManifests =
-      change.kind === 'ConfigMap' &&
-      extraManifests.has(`${change.namespace ?? ''}/${change.name}`);
+      change.kind === 'ConfigMap' && extraManifests.has(`${change.namespace ?? ''}/${change.name}`);
     const prefixes = isExtraManifests ? ['data', 'binaryData'] : INSTALL_TIME_FIELDS[change.kind];
     if (prefixes === undefined) continue;
     const fields = change.fields.filter(
-      (f) => under(f, prefixes) && !(change.kind === 'AgentClusterInstall' && under(f, NOT_INSTALL_TIME)),
+      (f) =>
+        under(f, prefixes) &&
+        !(change.kind === 'AgentClusterInstall' && under(f, NOT_INSTALL_TIME)),
     );
     if (fields.length === 0) continue;
     const what = isExtraManifests ? 'extra manifests ConfigMap' : change.kind;

@@ -40,6 +40,9 @@ Commands:
                      app directory; options come from the Application, see docs/argocd.md)
   kustomize-plugin FILE
                      the kustomize exec plugin for ran.openshift.io SiteConfig generators
+  rollout plan --from REV [--to REV] [REPO]
+                     plan the rollout of a change between two git revisions in waves, by the
+                     repository's rollout policy (siteforge rollout --help)
   apply PATH...      server-side apply the objects to a hub, wave by wave (field manager siteforge)
   check PATH...      server-side dry run of every object; rejections reported at FILE:LINE
   bmc info|power|boot-iso|eject --address URL --username-file F --password-file F
@@ -65,7 +68,8 @@ Options:
   -v, --version      print the version
 
 Exit codes: 0 success, 1 invalid input (or rejected by the hub), 2 usage error,
-3 dangerous change (diff) or hub unreachable (apply, check).
+3 dangerous change (diff), sites held out of the waves (rollout plan) or hub unreachable
+(apply, check).
 `;
 
 interface ParsedArgs {
@@ -168,6 +172,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // Its own options; loaded on demand so other commands never load undici.
       const { runBmcCommand } = await import('./bmc-command.js');
       return await runBmcCommand(argv.slice(1), io);
+    }
+    if (argv[0] === 'rollout') {
+      // Its own options; loaded on demand, as it alone reads git objects.
+      const { runRolloutCommand } = await import('./rollout-command.js');
+      return await runRolloutCommand(argv.slice(1), io);
     }
     if (argv[0] === 'controller') {
       // Its own options; loaded on demand, as the controller loads client-node and pino.
