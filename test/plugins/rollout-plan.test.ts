@@ -132,6 +132,7 @@ describe('siteforge rollout plan', () => {
   it('plans 500 added sites: the canaries first, then waves per region in the order given, split evenly at most 200 each', () => {
     const { status, plan: p } = plan(repo, ['--from', base, '--to', grown, 'sites']);
     expect(status).toBe(0);
+    expect(plan(repo, ['--from', base, '--to', grown, '--validate-all', 'sites']).plan).toEqual(p);
     expect(p.summary).toMatchObject({ added: 500, changed: 0, removed: 0, planned: 500, held: 0 });
     expect(p.summary.fleet).toBe(521);
     expect(p.from.commit).toBe(base);
@@ -219,6 +220,9 @@ describe('siteforge rollout plan', () => {
     expect(p.summary.held).toBe(3);
     // No canary site is touched: said so.
     expect(p.warnings[0]).toContain('no site of this change matches the canary');
+    // Validating every site of the target revision plans the same.
+    const all = plan(repo, ['--from', grown, '--to', day2, '--validate-all', 'sites']);
+    expect(all.plan).toEqual(p);
   });
 
   it('with --include-dangerous, removes the old name of a renamed cluster, then installs the new one', () => {
@@ -296,6 +300,30 @@ describe('siteforge rollout plan on bad input', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^HEAD:sites\/b\.yaml:\d+:\d+: error CIDR_INVALID/m);
     expect(r.stderr).toContain('error(s) in the sites at HEAD; nothing was planned');
+    repo.dispose();
+  });
+
+  it('finds a new site that takes the name or MAC of a site the change does not touch', () => {
+    const repo = new ScriptedRepo();
+    repo.write(
+      'sites/rollout-policy.yaml',
+      'apiVersion: siteforge.io/v1alpha1\nkind: RolloutPolicy\nspec: {}\n',
+    );
+    for (let i = 0; i < 30; i++) repo.write(`sites/s${String(i)}.yaml`, fleetSite(i));
+    const one = repo.commit('thirty');
+    // Site 40 under the name of site 7; site 41 with the MAC of site 9.
+    repo.write('sites/new-a.yaml', fleetSite(40, { name: 'sno-0007' }));
+    repo.write('sites/new-b.yaml', fleetSite(41).replace('0c:42:a1:00:29:01', '0c:42:a1:00:09:01'));
+    repo.commit('two more');
+    const r = siteforge(['rollout', 'plan', '--from', one, 'sites'], repo.dir);
+    expect(r.status).toBe(1);
+    // Reported where the loader meets the second one (files in name order).
+    expect(r.stderr).toContain(
+      'HEAD:sites/s7.yaml:13:20: error CLUSTER_NAME_DUPLICATE: clusterName "sno-0007" is already used at sites/new-a.yaml:13',
+    );
+    expect(r.stderr).toMatch(
+      /^HEAD:sites\/s9\.yaml:\d+:\d+: error MAC_DUPLICATE: MAC 0c:42:a1:00:09:01 is also used by sno-0041/m,
+    );
     repo.dispose();
   });
 

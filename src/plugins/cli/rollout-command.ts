@@ -39,6 +39,9 @@ Options:
   --include-dangerous   put dangerous changes (renamed clusters or hosts, hosts dropped without
                         remove: true) in the waves instead of holding them; changes the hub
                         rejects are always held
+  --validate-all        also validate the sites the change cannot affect (by default the plan
+                        validates the changed sites and those that read a changed file or share
+                        a name or MAC with one; the others are as valid as at --from)
   --limit NAME=N        raise a limit of the run (README, "Limits"); also SITEFORGE_LIMIT_<NAME>
   -h, --help            show this help
 
@@ -52,6 +55,7 @@ interface PlanArgs {
   policy: string | undefined;
   json: boolean;
   includeDangerous: boolean;
+  validateAll: boolean;
   limits: string[];
 }
 
@@ -88,6 +92,7 @@ function parsePlanArgs(argv: readonly string[]): PlanArgs {
     policy: undefined,
     json: false,
     includeDangerous: false,
+    validateAll: false,
     limits: [],
   };
   let repo: string | undefined;
@@ -105,6 +110,7 @@ function parsePlanArgs(argv: readonly string[]): PlanArgs {
     else if (is('--limit')) args.limits.push(value('--limit'));
     else if (arg === '--json') args.json = true;
     else if (arg === '--include-dangerous') args.includeDangerous = true;
+    else if (arg === '--validate-all') args.validateAll = true;
     else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg}`);
     else if (repo === undefined) repo = arg;
     else throw new UsageError(`rollout plan takes one REPO folder; ${arg} is one too many`);
@@ -125,7 +131,7 @@ async function plan(args: PlanArgs, io: CliIo): Promise<number> {
     budget,
   );
   const policy = readPolicy(args, io, opened, budget);
-  const changes = await revisionChanges(opened, budget);
+  const changes = revisionChanges(opened, budget, { validateAll: args.validateAll });
   if ('invalid' in changes) {
     const errors = changes.issues.filter((i) => i.severity === 'error');
     io.stderr(reportIssues(errors, false).text);

@@ -2,13 +2,15 @@
  * The sites a change between two revisions of a sites repository adds, changes and removes,
  * each classified with the day-2 rules of `siteforge diff` (src/siteconfig/diff.ts).
  *
- * Both revisions are read from git objects (git-revision.ts). The target revision is validated
- * in full, as Argo CD's generation validates every site of a folder (one invalid site, or a name
- * or MAC used twice, fails them all); what each of its sites reads (crTemplates, BIOS files,
- * extra-manifest folders, the kustomization that roots its paths) is recorded while it loads.
- * Only the sites whose files, or files they read, differ between the revisions are compiled,
- * at both revisions, and compared: a fleet of thousands of sites with a few changed costs one
- * validation, not two compilations.
+ * Both revisions are read from git objects (git-revision.ts). At the target revision, every
+ * file a change may affect is loaded and validated, as Argo CD's generation validates the sites
+ * of a folder (one invalid site, or a name or MAC used twice, fails them all): the changed files,
+ * the files whose sites may read a changed file, and those sharing a name or MAC with a changed
+ * one (target-selection.ts; every file with `validateAll`). What each loaded site reads
+ * (crTemplates, BIOS files, extra-manifest folders, the kustomization that roots its paths) is
+ * recorded while it loads. Only the sites whose files, or files they read, differ between the
+ * revisions are compiled, at both revisions, and compared: a fleet of thousands of sites with a
+ * few changed costs the validation of the few, not two compilations of the fleet.
  */
 import { posix } from 'node:path';
 import type { InputIssue } from '../../shared/errors.js';
@@ -34,6 +36,7 @@ import { changedPaths } from '../git-revision.js';
 import type { GitRepository, GitTree } from '../git-revision.js';
 import { kustomizationRoots } from '../kustomization-root.js';
 import { packagedExtraManifests } from '../packaged-extra-manifests.js';
+import { selectTargetFiles } from './target-selection.js';
 import type { RunBudget } from '../run-budget.js';
 
 /** One revision as the user named it and as git resolved it. */
@@ -101,6 +104,15 @@ interface LoadedRevision {
   readonly issues: InputIssue[];
 }
 
+/** Options of revisionChanges. */
+export interface ChangeOptions {
+  /**
+   * Validate every site of the target revision, not only those a change may affect
+   * (target-selection.ts). @default false
+   */
+  readonly validateAll?: boolean;
+}
+
 /** Two revisions of a repository, resolved and listed. */
 export interface OpenedRevisions {
   readonly from: Revision;
@@ -144,15 +156,21 @@ export async function openRevisions(
 }
 
 /** Compares the sites below the scope (a folder, relative to the top of the repository) at two revisions. */
-export async function revisionChanges(
+export function revisionChanges(
   opened: OpenedRevisions,
   budget: RunBudget,
-): Promise<RevisionChanges | InvalidRevision> {
+  options: ChangeOptions = {},
+): RevisionChanges | InvalidRevision {
   const { from, to, fromTree, toTree, scope } = opened;
   const changed = changedPaths(fromTree, toTree);
 
-  // The target revision, whole: every site is validated, and what each reads is recorded.
-  const target = await loadRevision(toTree, toTree.yamlFilesUnder(scope), scope, budget);
+  // The target revision: the files a change may affect (or every file), validated, with what
+  // each site reads recorded.
+  const inputs = toTree.readInputs(toTree.yamlFilesUnder(scope), budget);
+  const selection = options.validateAll
+    ? { load: inputs, otherClusters: 0 }
+    : selectTargetFiles({ files: inputs, changed, hasLinks: toTree.hasLinks() });
+  const target = loadRevision(toTree, selection.load, scope, budget);
   if (target.issues.some((i) => i.severity === 'error'))
     return { invalid: to, issues: target.issues };
   const toFiles = toTree.siteFiles(budget);
@@ -169,7 +187,12 @@ export async function revisionChanges(
   const fromYaml = new Set(fromTree.yamlFilesUnder(scope));
   const fromInputs = new Set([...fromYaml].filter((p) => changed.has(p)));
   for (const d of toDocuments) if (fromYaml.has(d.loaded.file)) fromInputs.add(d.loaded.file);
-  const base = await loadRevision(fromTree, [...fromInputs].sort(), scope, budget);
+  const base = loadRevision(
+    fromTree,
+    fromTree.readInputs([...fromInputs].sort(), budget),
+    scope,
+    budget,
+  );
   if (base.issues.some((i) => i.severity === 'error'))
     return { invalid: from, issues: base.issues };
 
@@ -208,19 +231,18 @@ export async function revisionChanges(
     from,
     to,
     sites,
-    fleetSize: allClusters.size,
+    fleetSize: allClusters.size + selection.otherClusters,
     stats: { changedFiles: changed.size, comparedSites: wanted.size },
   };
 }
 
 /** Loads input files of one revision with what their sites refer to read from the same revision. */
-async function loadRevision(
+function loadRevision(
   tree: GitTree,
-  paths: readonly string[],
+  files: readonly SourceFile[],
   scope: string,
   budget: RunBudget,
-): Promise<LoadedRevision> {
-  const files: SourceFile[] = await tree.readInputs(paths, budget);
+): LoadedRevision {
   const documents: LoadedDocument[] = [];
   const { issues } = loadSiteConfigs(files, {
     files: tree.siteFiles(budget),
