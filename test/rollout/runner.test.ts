@@ -69,7 +69,7 @@ class RecordingTarget implements RolloutTarget {
   prepare() {
     return Promise.resolve({ notes: [] });
   }
-  release(rollout: Rollout, release: Release): Promise<void> {
+  release(_rollout: Rollout, release: Release): Promise<void> {
     const stored = this.api.peek({
       apiVersion: 'siteforge.io/v1alpha1',
       kind: 'Rollout',
@@ -86,7 +86,6 @@ class RecordingTarget implements RolloutTarget {
     }
     this.releases.push([...release.sites]);
     this.sites.set(SiteCondition.Progressing, ...release.sites);
-    void rollout;
     return Promise.resolve();
   }
 }
