@@ -297,7 +297,7 @@ async function run(args: Args, io: CliIo): Promise<number> {
     return rollout.status?.phase === RolloutPhase.Succeeded ? ExitCode.Ok : ExitCode.Invalid;
   }
 
-  const log = createLogger({ level: (io.env ?? process.env)['SITEFORGE_LOG_LEVEL'] ?? 'warn' });
+  const log = createLogger({ level: (io.env ?? process.env)['SITEFORGE_LOG_LEVEL'] ?? 'error' });
   const target = targetOf(rollout.spec, args, io, hub, log);
   const identity = `${hostname()}_${String(process.pid)}_${randomBytes(4).toString('hex')}`;
   const stop = new AbortController();
@@ -306,6 +306,9 @@ async function run(args: Args, io: CliIo): Promise<number> {
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  // The runtime's timers do not keep a process alive (a controller has its servers for that);
+  // the runner's waits must.
+  const keepAlive = setInterval(() => undefined, 60_000);
   io.stderr(`rollout ${args.namespace}/${name}: waiting for its lease (runner ${identity})\n`);
   try {
     const outcome = await runRollout({
@@ -345,6 +348,7 @@ async function run(args: Args, io: CliIo): Promise<number> {
       ? ExitCode.Ok
       : ExitCode.Invalid;
   } finally {
+    clearInterval(keepAlive);
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
   }
