@@ -167,6 +167,8 @@ export interface SiteFailure {
   readonly reason?: string;
   /** The message exactly as the object carries it. */
   readonly message?: string;
+  /** What to look at or do. */
+  readonly hint?: string;
 }
 
 /** The status of one wave. */

@@ -1,34 +1,19 @@
 /**
- * What the hub shows of each site of a rollout, kept current by informers (list, then watch) on
- * the kinds that describe a site: ClusterDeployment, AgentClusterInstall, Agent, BareMetalHost,
- * InfraEnv. A ZTP site (a SiteConfig cluster) lives in the namespace named after its cluster,
- * with a ClusterDeployment and an AgentClusterInstall of that name. Reading the cache costs no
- * request, so the runner may observe thousands of sites every few seconds.
- *
- * A site's state is the fleet status model's (src/fleet), so the runner, the demo and the
- * dashboard agree on what "installed" and "failed" mean and quote the same condition message.
+ * What the hub shows of each site of a rollout: the fleet status model (src/fleet, the one the
+ * demo and the dashboard read), fed by informers (list, then watch) on the kinds that describe
+ * a site. A ZTP site (a SiteConfig cluster) is its ClusterDeployment, named after the cluster
+ * in the namespace of that name. Reading the model costs no request, so the runner observes
+ * thousands of sites every few seconds, and it calls a site installed or failed exactly when
+ * the dashboard does, quoting the same condition message.
  */
-import { Informer } from '../bmac/runtime/informer.js';
-import { ObjectStore } from '../bmac/runtime/cache.js';
 import type { RuntimeClock } from '../bmac/runtime/runtime-clock.js';
-import type { GroupVersionKind, KubeObject, RuntimeKubeClient } from '../kube/index.js';
+import { FleetWatcher } from '../fleet/fleet-watcher.js';
+import { SiteKind, STUCK_HINT } from '../fleet/index.js';
+import type { FleetModel, SiteStatus } from '../fleet/index.js';
+import type { RuntimeKubeClient } from '../kube/index.js';
 import type { Logger } from '../shared/logger.js';
-import { siteState } from './site-state.js';
-import type { SiteObjects } from './site-state.js';
 import { SiteCondition } from './progress.js';
 import type { SiteObservation } from './progress.js';
-
-/** The kinds the observer watches. */
-export const SiteKinds = {
-  ClusterDeployment: { apiVersion: 'hive.openshift.io/v1', kind: 'ClusterDeployment' },
-  AgentClusterInstall: {
-    apiVersion: 'extensions.hive.openshift.io/v1beta1',
-    kind: 'AgentClusterInstall',
-  },
-  Agent: { apiVersion: 'agent-install.openshift.io/v1beta1', kind: 'Agent' },
-  BareMetalHost: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost' },
-  InfraEnv: { apiVersion: 'agent-install.openshift.io/v1beta1', kind: 'InfraEnv' },
-} as const satisfies Record<string, GroupVersionKind>;
 
 /** Reads sites' observations. */
 export interface SiteObserver {
@@ -46,92 +31,76 @@ export interface HubSiteObserverOptions {
   readonly log: Logger;
 }
 
-/** SiteObserver on informers of the hub. */
+/** SiteObserver on a FleetWatcher of the hub. */
 export class HubSiteObserver implements SiteObserver {
-  private readonly stores = new Map<string, ObjectStore>();
-  private readonly informers: Informer[];
+  private readonly watcher: FleetWatcher;
 
   constructor(options: HubSiteObserverOptions) {
-    this.informers = Object.values(SiteKinds).map((gvk) => {
-      const store = new ObjectStore();
-      this.stores.set(gvk.kind, store);
-      return new Informer({
-        client: options.client,
-        gvk,
-        store,
-        clock: options.clock,
-        log: options.log.child({ informer: gvk.kind }),
-      });
+    this.watcher = new FleetWatcher({
+      client: options.client,
+      clock: options.clock,
+      log: options.log,
+      // Rollouts are the runner's own business: it reads its one Rollout fresh every step.
+      kinds: Object.values(SiteKind),
     });
   }
 
   async start(): Promise<void> {
-    for (const informer of this.informers) informer.start();
-    await Promise.all(this.informers.map((i) => i.whenSynced()));
+    this.watcher.start();
+    await this.watcher.whenSynced();
   }
 
   stop(): void {
-    for (const informer of this.informers) informer.stop();
+    this.watcher.stop();
   }
 
   observe(site: string, removal: boolean): SiteObservation {
-    return observeSite(this.objectsOf(site), removal);
-  }
-
-  private objectsOf(site: string): SiteObjects {
-    const store = (kind: string): ObjectStore => this.stores.get(kind)!;
-    const cd = store('ClusterDeployment').get(site, site);
-    const aci = store('AgentClusterInstall').get(site, site);
-    return {
-      namespace: site,
-      name: site,
-      ...(cd !== undefined && { clusterDeployment: cd }),
-      ...(aci !== undefined && { agentClusterInstall: aci }),
-      agents: [...store('Agent').values(site)],
-      bareMetalHosts: [...store('BareMetalHost').values(site)],
-      infraEnvs: [...store('InfraEnv').values(site)],
-    };
+    return observeSite(this.watcher.model, site, removal);
   }
 }
 
-/** The observation of one site from its objects. */
-export function observeSite(objects: SiteObjects, removal: boolean): SiteObservation {
-  const present =
-    objects.clusterDeployment !== undefined || objects.agentClusterInstall !== undefined;
+/** The observation of one site in a fleet model (namespace and name = the cluster name). */
+export function observeSite(model: FleetModel, site: string, removal: boolean): SiteObservation {
+  const status = model.site(`${site}/${site}`);
   if (removal)
-    return present
-      ? { condition: SiteCondition.Removing, state: 'removing', ...problemOfDeletion(objects) }
-      : { condition: SiteCondition.Removed, state: 'removed' };
-  if (!present) return { condition: SiteCondition.Absent, state: 'absent' };
-  const status = siteState(objects);
-  const problem = status.problem && {
-    object: `${status.problem.source.kind} ${status.problem.source.namespace}/${status.problem.source.name}`,
-    ...(status.problem.condition !== undefined && { condition: status.problem.condition }),
-    reason: status.problem.reason,
-    message: status.problem.message,
-  };
-  const condition =
-    status.state === 'installed'
-      ? SiteCondition.Installed
-      : status.state === 'failed'
-        ? SiteCondition.Failed
-        : status.state === 'insufficient'
-          ? SiteCondition.Stuck
-          : SiteCondition.Progressing;
-  return { condition, state: status.state, ...(problem && { problem }) };
+    return status === undefined
+      ? { condition: SiteCondition.Removed, state: 'removed' }
+      : { condition: SiteCondition.Removing, state: 'removing' };
+  if (status === undefined) return { condition: SiteCondition.Absent, state: 'absent' };
+  return { condition: conditionOf(status), state: status.state, ...problemOf(status) };
 }
 
-/** Why a removal is still under way: the finalizers that hold the object. */
-function problemOfDeletion(objects: SiteObjects): Pick<SiteObservation, 'problem'> {
-  const held: KubeObject | undefined = objects.clusterDeployment ?? objects.agentClusterInstall;
-  if (held === undefined) return {};
-  const finalizers = held.metadata['finalizers'];
-  const deleting = held.metadata['deletionTimestamp'] !== undefined;
-  if (!deleting) return {};
+function conditionOf(status: SiteStatus): SiteCondition {
+  switch (status.state) {
+    case 'installed':
+      return SiteCondition.Installed;
+    case 'failed':
+      return SiteCondition.Failed;
+    case 'insufficient':
+      return SiteCondition.Stuck;
+    case 'pending':
+    case 'booting':
+    case 'discovering':
+    case 'validating':
+    case 'installing':
+      return SiteCondition.Progressing;
+  }
+}
+
+/** The site's problem in the hub's words, else what to look at in its state. */
+function problemOf(status: SiteStatus): Pick<SiteObservation, 'problem'> {
+  const p = status.problem;
+  if (p === undefined) {
+    const hint = STUCK_HINT[status.state];
+    return hint === '' ? {} : { problem: { hint } };
+  }
   return {
     problem: {
-      object: `${held.kind} ${held.metadata.namespace ?? ''}/${held.metadata.name}`,
-      message: `being deleted${Array.isArray(finalizers) && finalizers.length > 0 ? `; waiting for finalizers ${finalizers.join(', ')}` : ''}`,
+      object: `${p.source.kind} ${p.source.namespace}/${p.source.name}`,
+      ...(p.condition !== undefined && { condition: p.condition }),
+      reason: p.reason,
+      message: p.message,
+      ...(p.hint !== '' && { hint: p.hint }),
     },
   };
 }

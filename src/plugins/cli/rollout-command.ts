@@ -588,7 +588,8 @@ function failureLine(wave: string, f: RolloutStatus['waves'][number]['failures']
   const where = [f.object, f.condition, f.reason]
     .filter((x) => x !== undefined && x !== '')
     .join(' ');
-  return `wave ${wave}: site ${f.site} (${f.state})${where ? `: ${where}` : ''}${f.message ? `: ${f.message}` : ''}`;
+  const line = `wave ${wave}: site ${f.site} (${f.state})${where ? `: ${where}` : ''}${f.message ? `: ${f.message}` : ''}`;
+  return f.hint ? `${line}\n    hint: ${f.hint}` : line;
 }
 
 /** Lines for what changed between two statuses. */
