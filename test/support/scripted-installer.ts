@@ -80,7 +80,7 @@ export class ScriptedInstaller {
     await this.client.updateStatus({
       ...aci,
       status: {
-        ...((aci['status']) ?? {}),
+        ...(aci['status'] ?? {}),
         conditions: conditions.map((c) => ({ ...c, lastTransitionTime: now, lastProbeTime: now })),
       },
     });
