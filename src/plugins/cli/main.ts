@@ -174,7 +174,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     if (argv[0] === 'rollout') {
       // Its own options; loaded on demand, as it loads client-node.
-      const { runRolloutCommand } = await import('./rollout-command.js');
+      const { runRolloutCommand } = await import('./rollout-run-command.js');
       return await runRolloutCommand(argv.slice(1), io);
     }
     if (argv[0] === 'controller') {
