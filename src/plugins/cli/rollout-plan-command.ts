@@ -59,28 +59,21 @@ interface PlanArgs {
   limits: string[];
 }
 
-/** Runs `siteforge rollout ...`. Never throws. */
-export async function runRolloutCommand(argv: readonly string[], io: CliIo): Promise<number> {
+/** Runs `siteforge rollout plan ...` (argv after `plan`). Never throws. */
+export async function runRolloutPlanCommand(argv: readonly string[], io: CliIo): Promise<number> {
   try {
-    const [sub, ...rest] = argv;
-    if (sub === undefined || sub === '-h' || sub === '--help') {
-      (sub === undefined ? io.stderr : io.stdout)(USAGE);
-      return sub === undefined ? ExitCode.Usage : ExitCode.Ok;
-    }
-    if (sub !== 'plan')
-      throw new UsageError(`unknown rollout command "${sub}"; rollout plan exists`);
-    if (rest.includes('-h') || rest.includes('--help')) {
+    if (argv.includes('-h') || argv.includes('--help')) {
       io.stdout(USAGE);
       return ExitCode.Ok;
     }
-    return await plan(parsePlanArgs(rest), io);
+    return await plan(parsePlanArgs(argv), io);
   } catch (err) {
     if (err instanceof RolloutPolicyError) {
       io.stderr(reportIssues(err.issues, false).text);
       io.stderr('siteforge: the rollout policy is invalid; nothing was planned\n');
       return ExitCode.Invalid;
     }
-    return reportFailure(err, io, "Run 'siteforge rollout --help' for usage.");
+    return reportFailure(err, io, "Run 'siteforge rollout plan --help' for usage.");
   }
 }
 
