@@ -3,6 +3,7 @@ import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlanSite, RolloutPlan } from '../../src/plugins/rollout/plan.js';
+import { specFromPlan } from '../../src/rollout/plan-spec.js';
 import { fleetSite, ScriptedRepo } from '../support/fleet-repo.js';
 import { repoRoot } from '../support/sites.js';
 
@@ -240,6 +241,20 @@ describe('siteforge rollout plan', () => {
     expect(p.waves.find((w) => w.name === 'removals')!.sites).toContain('sno-0300');
     expect(p.waves.find((w) => w.name === 'renamed')!.sites).toEqual(['sno-0300-b']);
     expect(byName(p).get('compact-1')!.held!.reason).toBe('REJECTED');
+  });
+
+  it('writes the plan siteforge rollout run reads: waves, gates, pacing, added and removed sites', () => {
+    const { plan: p } = plan(repo, ['--from', grown, '--to', day2, 'sites']);
+    const { spec, notes } = specFromPlan('plan.json', p, {
+      mode: 'Apply',
+      apply: { path: 'sites' },
+    });
+    expect(spec.waves.map((w) => w.name)).toEqual(p.waves.map((w) => w.name));
+    const removals = spec.waves.find((w) => w.name === 'removals')!;
+    expect(removals.removed).toEqual(['sno-0200', 'sno-0201', 'sno-0202']);
+    expect(removals.gate).toEqual(p.waves.find((w) => w.name === 'removals')!.gate);
+    expect(spec.waves[0]!.sitesPerHour).toBe(400);
+    expect(notes.held.map((h) => h.name).sort()).toEqual(['compact-1', 'sno-0300', 'sno-0300-b']);
   });
 
   it('prints a table for people, and reads the objects only: no worktree, the working tree untouched', () => {
