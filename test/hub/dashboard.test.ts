@@ -6,6 +6,7 @@
  * must count them right, show each failure's exact condition message, and follow a change live.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator } from 'playwright-core';
 import type { KubeObject } from '../../src/kube/index.js';
 import {
   ScriptedAgents,
@@ -59,6 +60,11 @@ async function rowState(name: string): Promise<string | null> {
   return (await row.count()) === 0 ? null : row.getAttribute('data-state');
 }
 
+/** The text of the element, or '' when there is none (without waiting for one). */
+async function textOf(locator: Locator): Promise<string> {
+  return (await locator.count()) === 0 ? '' : ((await locator.textContent()) ?? '');
+}
+
 async function totals(): Promise<Record<string, number>> {
   const { page } = browser;
   const out: Record<string, number> = {};
@@ -92,6 +98,33 @@ beforeAll(async () => {
       bootMACAddress: bmc.nodes[0]!.mac,
     }),
   );
+  // A rollout of three of the sites (the BMC one is in no wave), as `siteforge rollout run`
+  // leaves it while its first wave runs.
+  const rollout = await client.create({
+    apiVersion: 'siteforge.io/v1alpha1',
+    kind: 'Rollout',
+    metadata: { name: 'spring', namespace: ok.namespace },
+    spec: {
+      planVersion: 'v1',
+      from: { revision: 'main', commit: 'a'.repeat(40) },
+      to: { revision: 'main', commit: 'b'.repeat(40) },
+      target: { mode: 'Apply', apply: { path: 'sites' } },
+      waves: [
+        { name: 'canary', sites: [ok.name] },
+        { name: 'wave-1', sites: [small.name, broken.name] },
+      ],
+    },
+  });
+  await client.updateStatus({
+    ...rollout,
+    status: {
+      phase: 'Progressing',
+      waves: [
+        { name: 'canary', phase: 'Progressing' },
+        { name: 'wave-1', phase: 'Pending' },
+      ],
+    },
+  });
   controller = await startAssistedController(
     env,
     sites.map((s) => s.namespace),
@@ -238,6 +271,19 @@ describe('the dashboard of siteforge controller on a provisioned fleet', () => {
       failed: 1,
     });
     expect(await page.getByTestId('connection').getAttribute('data-connection')).toBe('live');
+    const waves = await Promise.all(
+      (await page.getByTestId('wave').all()).map(async (row) => [
+        await row.getAttribute('data-wave'),
+        await textOf(row.locator('.phase')),
+        await row.getByTestId('wave-count').textContent(),
+        await textOf(row.locator('.pill')),
+      ]),
+    );
+    expect(waves).toEqual([
+      ['canary', 'Progressing', '1/1', ''],
+      ['wave-1', 'Pending', '0/2', '1 failed'],
+      ['no wave', '', '0/1', ''],
+    ]);
     await page.getByTestId('search').fill('');
     await screenshot(page, 'hub-fleet.png');
     expect(browser.pageErrors).toEqual([]);
