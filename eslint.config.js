@@ -58,6 +58,26 @@ export default tseslint.config(
     },
   },
   {
+    // The fleet status model is pure (issue 13): the demo and the dashboard feed it objects.
+    files: ['src/fleet/**/*.ts'],
+    ignores: ['src/fleet/fleet-watcher.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: noIo.paths.map((p) => ({ ...p, message: 'src/fleet is pure: no I/O' })),
+          patterns: [
+            {
+              group: ['**/plugins/**', '**/bmac/runtime/**', '**/kube/client-node*'],
+              message: 'src/fleet is pure: feed it objects from an edge',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', { name: 'process', message: 'src/fleet is pure' }],
+    },
+  },
+  {
     // One adapter talks to the Kubernetes API; everything else uses its KubeClient port.
     files: ['src/**/*.ts'],
     // src/sim is the far side of the wire (simulated hosts calling the image server and the
