@@ -53,6 +53,11 @@ export interface FleetReferences {
   readonly pullSecrets: ReadonlyMap<string, readonly string[]>;
   /** `namespace/name` of a BareMetalHost → its BMC credentials Secret's name. */
   readonly bmcSecrets: ReadonlyMap<string, string>;
+  /**
+   * `namespace` → manifests ConfigMaps an AgentClusterInstall names that the fleet does not
+   * contain (accelerated ZTP's `<cluster>-aztp`, which the ZTP policies application makes).
+   */
+  readonly manifestConfigMaps: ReadonlyMap<string, readonly string[]>;
 }
 
 function field(object: KubeObject, ...path: string[]): unknown {
@@ -69,9 +74,15 @@ export function fleetReferences(objects: readonly KubeObject[]): FleetReferences
   const imageSets = new Set<string>();
   const pullSecrets = new Map<string, Set<string>>();
   const bmcSecrets = new Map<string, string>();
+  const configMaps = new Map<string, Set<string>>();
   const emitted = new Set(
     objects
       .filter((o) => o.kind === 'Secret')
+      .map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`),
+  );
+  const emittedConfigMaps = new Set(
+    objects
+      .filter((o) => o.kind === 'ConfigMap')
       .map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`),
   );
   const pull = (namespace: string | undefined, name: unknown): void => {
@@ -87,6 +98,17 @@ export function fleetReferences(objects: readonly KubeObject[]): FleetReferences
       case 'AgentClusterInstall': {
         const name = field(object, 'spec', 'imageSetRef', 'name');
         if (typeof name === 'string') imageSets.add(name);
+        const refs = [
+          ...((field(object, 'spec', 'manifestsConfigMapRefs') ?? []) as { name?: unknown }[]),
+          (field(object, 'spec', 'manifestsConfigMapRef') ?? {}) as { name?: unknown },
+        ];
+        for (const ref of refs) {
+          if (typeof ref.name !== 'string' || namespace === undefined) continue;
+          if (emittedConfigMaps.has(`${namespace}/${ref.name}`)) continue;
+          const set = configMaps.get(namespace) ?? new Set<string>();
+          set.add(ref.name);
+          configMaps.set(namespace, set);
+        }
         break;
       }
       case 'ClusterDeployment':
@@ -108,7 +130,13 @@ export function fleetReferences(objects: readonly KubeObject[]): FleetReferences
     imageSets: [...imageSets].sort(),
     pullSecrets: new Map([...pullSecrets].map(([ns, names]) => [ns, [...names].sort()])),
     bmcSecrets,
+    manifestConfigMaps: new Map([...configMaps].map(([ns, names]) => [ns, [...names].sort()])),
   };
+}
+
+/** An empty manifests ConfigMap (the policies application's, which the demo does not run). */
+export function manifestsConfigMapObject(namespace: string, name: string): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: {} };
 }
 
 /** A pull secret as a user's looks (docker config JSON); simulated hosts pull nothing. */
