@@ -142,7 +142,7 @@ export class StateRates {
     const from = Math.max(startMs, nowMs - this.windowMs);
     while (list.length > 0 && list[0]! < nowMs - this.windowMs) list.shift();
     const span = Math.max(1_000, nowMs - from);
-    return (list.filter((t) => t >= from).length * 60_000) / span;
+    return (list.filter((t) => t >= from && t <= nowMs).length * 60_000) / span;
   }
 }
 

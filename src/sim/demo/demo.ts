@@ -292,7 +292,9 @@ export async function runDemo(
     );
     fleet = started;
     interrupted();
-    say(`Hub up at ${hub.server}; ${String(started.bmcs.length)} simulated BMCs listening.`);
+    say(
+      `Hub up at ${hub.server}; ${String(started.bmcs.length)} simulated BMCs listening (simulator pid ${started.pids.join(', ')}).`,
+    );
 
     // ---- the controller ----------------------------------------------------------------------
     const [metricsPort, probePort, imagePort, agentPort] = await Promise.all([
@@ -318,7 +320,9 @@ export async function runDemo(
     const metricsUrl = `http://127.0.0.1:${String(metricsPort)}/metrics`;
     await orAbort(waitReady(controller, probePort, logFile));
     tuning.onController?.(controller.pid ?? 0, metricsUrl);
-    say(`siteforge controller up (redfish mode, simulated installer); its log: ${logFile}`);
+    say(
+      `siteforge controller up (pid ${String(controller.pid)}; redfish mode, simulated installer); its log: ${logFile}`,
+    );
 
     // ---- apply, as Argo CD syncs -------------------------------------------------------------
     const objects = pointAtSimulatedBmcs(compiled, started.bmcs);
