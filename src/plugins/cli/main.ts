@@ -45,6 +45,9 @@ Commands:
   bmc info|power|boot-iso|eject --address URL --username-file F --password-file F
                      drive one BMC through Redfish as the controller does (siteforge bmc --help)
   controller         run the BMAC controller on a hub until SIGTERM (siteforge controller --help)
+  rollout run|pause|resume|abort|status
+                     drive a rollout plan against a hub in waves with health gates, and
+                     steer it (siteforge rollout --help, docs/rollout.md)
 
 Options:
   -o, --output DIR   generate: write one file per object under DIR/<cluster>/ instead of stdout
@@ -168,6 +171,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // Its own options; loaded on demand so other commands never load undici.
       const { runBmcCommand } = await import('./bmc-command.js');
       return await runBmcCommand(argv.slice(1), io);
+    }
+    if (argv[0] === 'rollout') {
+      // Its own options; loaded on demand, as it loads client-node.
+      const { runRolloutCommand } = await import('./rollout-run-command.js');
+      return await runRolloutCommand(argv.slice(1), io);
     }
     if (argv[0] === 'controller') {
       // Its own options; loaded on demand, as the controller loads client-node and pino.
