@@ -176,7 +176,11 @@ export function jumpingClock(): JumpingClock {
 export async function startAssistedController(
   env: AssistedEnvironment,
   namespaces: readonly string[],
-  options: { readonly clock?: RuntimeClock } = {},
+  options: {
+    readonly clock?: RuntimeClock;
+    /** More controller options (a dashboard address, say). */
+    readonly controller?: Partial<ControllerOptions>;
+  } = {},
 ): Promise<InProcessController> {
   const stop = new AbortController();
   const lines: Record<string, unknown>[] = [];
@@ -195,6 +199,7 @@ export async function startAssistedController(
       maxConcurrentBmcOperations: 64,
       logLevel: 'debug',
       ...env.options(namespaces),
+      ...options.controller,
     },
     {
       stop: stop.signal,
