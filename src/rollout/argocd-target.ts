@@ -186,7 +186,7 @@ export class ArgoCdTarget implements RolloutTarget {
     const notes: string[] = [];
     const sites = rollout.spec.waves.flatMap((w) => w.sites);
     this.added = new Set(rollout.spec.waves.flatMap((w) => w.added));
-    this.assign(sites, apps, argocd.namespace);
+    this.assign(rollout, apps, argocd.namespace);
 
     // Hold back every added site not released yet, unless it is on the hub already.
     const deployed: string[] = [];
@@ -248,34 +248,40 @@ export class ArgoCdTarget implements RolloutTarget {
 
   /**
    * Decides the Application of every site: the one whose status lists resources in the site's
-   * namespace (a site Argo CD renders now), else the one whose own patterns select its name.
+   * namespace (a site Argo CD renders now), else the one whose folder holds the site's file and
+   * whose own patterns select its cluster or SiteConfig name.
    */
-  private assign(sites: readonly string[], apps: readonly KubeObject[], namespace: string): void {
+  private assign(rollout: Rollout, apps: readonly KubeObject[], namespace: string): void {
     const rendered = new Map<string, string>();
     for (const app of apps)
       for (const r of (at(app, 'status', 'resources') ?? []) as unknown[])
         if (isMap(r) && typeof r['namespace'] === 'string')
           rendered.set(r['namespace'], app.metadata.name);
-    const selections = apps.map((app) => ({
-      name: app.metadata.name,
-      selection: siteSelection(ownPatterns(app)),
-    }));
+    const candidates = apps.map((app) => {
+      const path = text(at(app, 'spec', 'source', 'path')).replace(/^\.?\/+|\/+$/g, '');
+      return { name: app.metadata.name, path, selection: siteSelection(ownPatterns(app)) };
+    });
     const problems: string[] = [];
-    for (const site of sites) {
+    for (const site of rollout.spec.waves.flatMap((w) => w.sites)) {
       const known = rendered.get(site);
       if (known !== undefined) {
         this.appOf.set(site, known);
         continue;
       }
-      const candidates = selections
-        .filter((s) => s.selection.select(site, site))
-        .map((s) => s.name);
-      if (candidates.length === 1) this.appOf.set(site, candidates[0]!);
-      else if (candidates.length === 0)
-        problems.push(`site ${site}: no Application selects it (their sites patterns exclude it)`);
+      const source = rollout.spec.sources?.[site];
+      const file = source?.file;
+      const found = candidates
+        .filter((c) => file === undefined || c.path === '' || file.startsWith(`${c.path}/`))
+        .filter((c) => c.selection.select(site, source?.siteConfig ?? site))
+        .map((c) => c.name);
+      if (found.length === 1) this.appOf.set(site, found[0]!);
+      else if (found.length === 0)
+        problems.push(
+          `site ${site}${file === undefined ? '' : ` (${file})`}: no Application renders it (none has its folder, or their sites patterns exclude it)`,
+        );
       else
         problems.push(
-          `site ${site}: selected by ${candidates.join(' and ')}; give each Application its own sites patterns`,
+          `site ${site}: rendered by ${found.join(' and ')}; give each Application its own folder or sites patterns`,
         );
     }
     if (problems.length > 0)

@@ -94,7 +94,7 @@ function emptyWave(name: string): WaveStatus {
 
 /** The number of sites a gate needs installed. */
 export function requiredInstalled(gate: Gate, total: number): number {
-  return Math.ceil((gate.minInstalledPercent * total) / 100);
+  return Math.ceil((gate.minSucceededPercent * total) / 100);
 }
 
 /**
@@ -150,7 +150,7 @@ export function step(
       // The bucket is refilled lazily and stored only when it pays for a release, so an idle
       // step writes nothing.
       const bucket = refill(rateOf(spec, wave), pacing, nowMs);
-      const room = Math.min(spec.maxInFlight, wave.maxInFlight ?? Infinity) - inFlight;
+      const room = Math.min(spec.maxInFlight ?? Infinity, wave.maxInFlight ?? Infinity) - inFlight;
       const tokens = bucket === undefined ? Infinity : Math.floor(bucket.tokens + 1e-9);
       const n = Math.max(0, Math.min(room, tokens, wave.sites.length - ws.released));
       if (n > 0) {

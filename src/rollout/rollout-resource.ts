@@ -48,8 +48,8 @@ export type SyncStrategy = (typeof SyncStrategy)[keyof typeof SyncStrategy];
 
 /** When a wave counts as healthy, so the next one may start. */
 export interface Gate {
-  /** Percent of the wave's sites that must be installed (or removed, for removals). @default 100 */
-  readonly minInstalledPercent: number;
+  /** Percent of the wave's sites that must succeed: installed (removed, for removals). @default 100 */
+  readonly minSucceededPercent: number;
   /** How many of the wave's sites may fail before the gate fails. @default 0 */
   readonly maxFailures: number;
   /**
@@ -106,6 +106,14 @@ export interface PlanRevisions {
   readonly commit: string;
 }
 
+/** Where a site comes from in the repository (from the plan), for the Argo CD target. */
+export interface SiteSource {
+  /** The `metadata.name` of its SiteConfig or ClusterInstance. */
+  readonly siteConfig?: string;
+  /** Its site file, relative to the top of the repository. */
+  readonly file?: string;
+}
+
 /** The spec of a Rollout. */
 export interface RolloutSpec {
   /** Version of the plan format the spec was made from. */
@@ -113,11 +121,16 @@ export interface RolloutSpec {
   readonly from: PlanRevisions;
   readonly to: PlanRevisions;
   readonly target: Target;
-  /** Sites of the whole rollout installing (or being removed) at once, at most. */
-  readonly maxInFlight: number;
+  /**
+   * Sites of the whole rollout installing (or being removed) at once, at most, over every
+   * wave's own maxInFlight. @default no limit beyond the waves'
+   */
+  readonly maxInFlight?: number;
   /** Sites released per hour, at most; absent: no pacing. */
   readonly pacing?: { readonly sitesPerHour: number };
   readonly waves: readonly WaveSpec[];
+  /** Where each site comes from, by cluster name (Argo CD target: which Application renders it). */
+  readonly sources?: Readonly<Record<string, SiteSource>>;
   /** No new site is released while true; sites already released carry on. @default false */
   readonly paused: boolean;
   /** Stop for good: nothing more is released; released sites carry on. @default false */
@@ -240,7 +253,7 @@ export class RolloutInvalidError extends SiteForgeError {
 
 /** Default gate of a wave that names none. */
 export const DEFAULT_GATE: Gate = {
-  minInstalledPercent: 100,
+  minSucceededPercent: 100,
   maxFailures: 0,
   timeoutSeconds: 7200,
 };
@@ -398,7 +411,7 @@ export function readRolloutSpec(rollout: string, raw: unknown): RolloutSpec {
     target = { mode, apply: { path: p?.string('path', false) ?? '.' } };
   }
 
-  const maxInFlight = r.int('maxInFlight', 1) ?? 500;
+  const maxInFlight = r.int('maxInFlight', 1);
   const pacingReader = r.at('pacing');
   const sitesPerHour = pacingReader?.int('sitesPerHour', 1);
   const seen = new Map<string, string>();
@@ -428,8 +441,8 @@ export function readRolloutSpec(rollout: string, raw: unknown): RolloutSpec {
         problems.push(`spec.waves[${String(i)}]: ${n} is both added and removed`);
     const g = w.at('gate');
     const gate: Gate = {
-      minInstalledPercent:
-        g?.int('minInstalledPercent', 0, 100) ?? DEFAULT_GATE.minInstalledPercent,
+      minSucceededPercent:
+        g?.int('minSucceededPercent', 0, 100) ?? DEFAULT_GATE.minSucceededPercent,
       maxFailures: g?.int('maxFailures', 0) ?? DEFAULT_GATE.maxFailures,
       timeoutSeconds: g?.int('timeoutSeconds', 1) ?? DEFAULT_GATE.timeoutSeconds,
     };
@@ -455,19 +468,44 @@ export function readRolloutSpec(rollout: string, raw: unknown): RolloutSpec {
     problems.push(
       `spec.waves: ${String(siteCount)} sites, more than the ${String(MAX_ROLLOUT_SITES)} one Rollout holds; split the rollout`,
     );
+  const sources = readSources(raw['sources'], seen, problems);
   const spec: RolloutSpec = {
     planVersion,
     from,
     to,
     target,
-    maxInFlight,
+    ...(maxInFlight !== undefined && { maxInFlight }),
     ...(sitesPerHour !== undefined && { pacing: { sitesPerHour } }),
     waves,
+    ...(sources !== undefined && { sources }),
     paused: r.bool('paused'),
     abort: r.bool('abort'),
   };
   if (problems.length > 0) throw new RolloutInvalidError(rollout, problems);
   return spec;
+}
+
+/** `spec.sources`: kept for the sites of the waves, strings only. */
+function readSources(
+  raw: unknown,
+  sites: ReadonlyMap<string, string>,
+  problems: string[],
+): Record<string, SiteSource> | undefined {
+  if (raw === undefined) return undefined;
+  if (!isMap(raw)) {
+    problems.push('spec.sources: expected a map of cluster names');
+    return undefined;
+  }
+  const out: Record<string, SiteSource> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (!sites.has(name) || !isMap(value)) continue;
+    const { siteConfig, file } = value;
+    out[name] = {
+      ...(typeof siteConfig === 'string' && { siteConfig }),
+      ...(typeof file === 'string' && { file }),
+    };
+  }
+  return out;
 }
 
 /** The status as stored, or undefined when there is none yet (or it is not one of ours). */

@@ -67,24 +67,36 @@ afterAll(async () => {
     await client.delete({ apiVersion: 'v1', kind: 'Namespace', name });
 }, 60_000);
 
-/** A plan of the added sites: a canary, then waves of `waveSize`. */
-function writePlan(file: string, waves: string[][], extra: Record<string, unknown> = {}): string {
+/** A plan (siteforge rollout plan --json) of added sites: a canary, then waves. */
+function writePlan(file: string, waves: string[][]): string {
   const path = join(repo, '..', `${prefix}-${file}`);
+  const gate = { minSucceededPercent: 100, maxFailures: 0, timeoutSeconds: 120 };
+  const pacing = { sitesPerHour: 3600, maxInFlight: 2 };
   writeFileSync(
     path,
     JSON.stringify({
-      version: 'v1',
+      apiVersion: 'siteforge.io/v1alpha1',
+      kind: 'RolloutPlan',
       from: { revision: 'main~1', commit: from },
       to: { revision: 'main', commit: to },
       path: 'sites',
-      maxInFlight: 2,
       waves: waves.map((sites, i) => ({
         name: i === 0 ? 'canary' : `wave-${String(i)}`,
+        type: i === 0 ? 'canary' : 'rollout',
+        action: 'apply',
         sites,
-        gate: { minInstalledPercent: 100, maxFailures: 0, timeoutSeconds: 120 },
+        gate,
+        pacing,
       })),
-      sites: waves.flat().map((name) => ({ name, change: 'added' })),
-      ...extra,
+      sites: waves.flat().map((name) => ({
+        name,
+        site: `site-${name}`,
+        change: 'added',
+        impact: 'safe',
+        wave: null,
+        held: null,
+        file: `sites/${name}.yaml`,
+      })),
     }),
   );
   return path;

@@ -99,7 +99,7 @@ describe('rollout progress', () => {
     const run = new Run(
       spec(
         [
-          wave('w1', sites, { gate: { ...DEFAULT_GATE, minInstalledPercent: 40 } }),
+          wave('w1', sites, { gate: { ...DEFAULT_GATE, minSucceededPercent: 40 } }),
           wave('w2', ['t1', 't2']),
         ],
         {
@@ -171,7 +171,7 @@ describe('rollout progress', () => {
 
   it('passes a wave with tolerated failures and fails early when the percent is out of reach', () => {
     const hub = new Hub();
-    const gate = { minInstalledPercent: 50, maxFailures: 2, timeoutSeconds: 3600 };
+    const gate = { minSucceededPercent: 50, maxFailures: 2, timeoutSeconds: 3600 };
     const run = new Run(spec([wave('w1', ['a', 'b', 'c', 'd'], { gate })]), hub);
     run.tick();
     hub.fail('a', 'x');
@@ -182,7 +182,7 @@ describe('rollout progress', () => {
     const run2 = new Run(
       spec([
         wave('w1', ['a', 'b', 'c', 'd'], {
-          gate: { ...gate, minInstalledPercent: 100, maxFailures: 1 },
+          gate: { ...gate, minSucceededPercent: 100, maxFailures: 1 },
         }),
       ]),
       hub2,
@@ -196,7 +196,7 @@ describe('rollout progress', () => {
 
   it('fails a gate that times out, listing the sites that kept it from passing', () => {
     const hub = new Hub();
-    const gate = { minInstalledPercent: 100, maxFailures: 0, timeoutSeconds: 1800 };
+    const gate = { minSucceededPercent: 100, maxFailures: 0, timeoutSeconds: 1800 };
     const run = new Run(spec([wave('w1', ['a', 'b'], { gate })]), hub);
     run.tick();
     hub.set(SiteCondition.Installed, 'a');
@@ -291,7 +291,7 @@ describe('Rollout spec', () => {
       target: { mode: 'Apply' },
       maxInFlight: 0,
       waves: [
-        { name: 'w1', sites: ['a', 'B_ad'], gate: { minInstalledPercent: 120 } },
+        { name: 'w1', sites: ['a', 'B_ad'], gate: { minSucceededPercent: 120 } },
         { name: 'w1', sites: ['a'], removed: ['zzz'] },
       ],
     };
@@ -300,7 +300,7 @@ describe('Rollout spec', () => {
         'Rollout ns/r is invalid:',
         '  spec.maxInFlight: expected a whole number from 1',
         '  spec.waves[0].sites[1]: expected a cluster name',
-        '  spec.waves[0].gate.minInstalledPercent: expected a whole number from 0 to 100',
+        '  spec.waves[0].gate.minSucceededPercent: expected a whole number from 0 to 100',
         '  spec.waves[1].sites: a is also in wave w1',
         "  spec.waves[1].removed: zzz is not one of the wave's sites",
         '  spec.waves: two waves are named w1',

@@ -47,6 +47,9 @@ import type { CliIo } from './cli-io.js';
 const USAGE = `Usage: siteforge rollout <command> [options]
 
 Commands:
+  plan --from REV [--to REV] [REPO]
+                     plan the rollout of a change between two git revisions of the sites
+                     repository (siteforge rollout plan --help); --json writes PLAN.json
   run PLAN.json --name NAME --target argocd|apply [options]
                      create the Rollout NAME on the hub from a plan (siteforge rollout plan
                      --json) and drive it until it succeeds, a gate fails or it is aborted
@@ -273,7 +276,14 @@ async function run(args: Args, io: CliIo): Promise<number> {
   const hub = connect(args);
   let rollout = await hub.store.get(args.namespace, name);
   if (planFile !== undefined) {
-    const spec = await specFromFile(planFile, args, io, hub);
+    const { spec, notes } = await specFromFile(planFile, args, io, hub);
+    if (notes.held.length > 0)
+      io.stderr(
+        `note: the plan holds ${String(notes.held.length)} site(s) out of its waves; this rollout does not touch them: ${notes.held
+          .slice(0, 10)
+          .map((h) => `${h.name} (${h.message})`)
+          .join('; ')}${notes.held.length > 10 ? '; ...' : ''}\n`,
+      );
     if (rollout === undefined) {
       rollout = await hub.store.create({ namespace: args.namespace, name, spec });
       io.stderr(
@@ -355,7 +365,12 @@ async function run(args: Args, io: CliIo): Promise<number> {
 }
 
 /** The spec of a plan file, with the target chosen on the command line. */
-async function specFromFile(file: string, args: Args, io: CliIo, hub: Hub): Promise<RolloutSpec> {
+async function specFromFile(
+  file: string,
+  args: Args,
+  io: CliIo,
+  hub: Hub,
+): Promise<ReturnType<typeof specFromPlan>> {
   let text: string;
   try {
     text = readFileSync(resolve(io.cwd, file), 'utf8');
@@ -556,7 +571,7 @@ export function formatStatus(rollout: Rollout): string {
   const s = rollout.status ?? initialStatus(rollout.spec);
   const lines = [
     `Rollout ${rollout.namespace}/${rollout.name}: ${s.phase}${rollout.spec.paused && s.phase !== RolloutPhase.Paused ? ' (pause requested)' : ''}`,
-    `  ${rollout.spec.from.revision} (${rollout.spec.from.commit.slice(0, 12)}) → ${rollout.spec.to.revision} (${rollout.spec.to.commit.slice(0, 12)}), target ${rollout.spec.target.mode}${s.syncStrategy ? ` (${s.syncStrategy})` : ''}, max in flight ${String(rollout.spec.maxInFlight)}${rollout.spec.pacing ? `, ${String(rollout.spec.pacing.sitesPerHour)} sites/h` : ''}`,
+    `  ${rollout.spec.from.revision} (${rollout.spec.from.commit.slice(0, 12)}) → ${rollout.spec.to.revision} (${rollout.spec.to.commit.slice(0, 12)}), target ${rollout.spec.target.mode}${s.syncStrategy ? ` (${s.syncStrategy})` : ''}, max in flight ${rollout.spec.maxInFlight === undefined ? 'per wave' : String(rollout.spec.maxInFlight)}${rollout.spec.pacing ? `, ${String(rollout.spec.pacing.sitesPerHour)} sites/h` : ''}`,
   ];
   if (s.message) lines.push(`  ${s.message}`);
   const rows = [['WAVE', 'PHASE', 'SITES', 'RELEASED', 'INSTALLED', 'FAILED', 'IN PROGRESS']];
