@@ -63,6 +63,7 @@ describe('the dashboard on a fleet of 3,500 sites', () => {
       expect(await page.getByTestId(`total-${state}`).getAttribute('data-count'), state).toBe(
         String(expected[state]),
       );
+    expect(await page.getByTestId('syncing').count()).toBe(0);
     await screenshot(page, 'fleet-3500.png');
     expect(browser.pageErrors).toEqual([]);
   });
@@ -192,6 +193,14 @@ describe('the dashboard on a fleet of 3,500 sites', () => {
       booting - 1,
     );
     await page.getByTestId('search').fill('');
+  });
+
+  it('says when its counts are partial, while the controller still lists the hub', async () => {
+    const { page } = browser;
+    feed.setSynced(false);
+    await page.getByTestId('syncing').waitFor({ timeout: 10_000 });
+    feed.setSynced(true);
+    await page.getByTestId('syncing').waitFor({ state: 'detached', timeout: 10_000 });
   });
 
   it('is read-only, sends no secrets, and loads nothing from elsewhere', async () => {
