@@ -80,7 +80,15 @@ export default tseslint.config(
   {
     // One adapter talks to the Kubernetes API; everything else uses its KubeClient port.
     files: ['src/**/*.ts'],
-    ignores: ['src/kube/**', 'src/bmac/kube/**', 'src/siteconfig/**', 'src/shared/**'],
+    // src/sim is the far side of the wire (simulated hosts calling the image server and the
+    // agent API), so it speaks HTTP with undici as the BMC client does.
+    ignores: [
+      'src/kube/**',
+      'src/bmac/kube/**',
+      'src/siteconfig/**',
+      'src/shared/**',
+      'src/sim/**',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -94,6 +102,23 @@ export default tseslint.config(
             {
               name: 'undici',
               message: 'only src/bmac/redfish talks to BMCs; use the RedfishClient port',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/sim/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@kubernetes/client-node',
+              message:
+                'only src/kube (and src/bmac/kube) import client-node; use the KubeClient port',
             },
           ],
         },

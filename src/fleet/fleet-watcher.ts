@@ -13,6 +13,7 @@ import { Informer } from '../bmac/runtime/informer.js';
 import { systemRuntimeClock } from '../bmac/runtime/runtime-clock.js';
 import type { CancelTimer, RuntimeClock } from '../bmac/runtime/runtime-clock.js';
 import { FleetModel } from './fleet-model.js';
+import type { FleetEvent } from './fleet-model.js';
 import { FLEET_KINDS, RolloutKind } from './kinds.js';
 
 /** Options of FleetWatcher. */
@@ -21,6 +22,11 @@ export interface FleetWatcherOptions {
   readonly log: Logger;
   /** The model to feed. @default a new one */
   readonly model?: FleetModel;
+  /**
+   * Where events go instead of the model (which is then not flushed here): for a feed that
+   * applies and flushes on its own schedule.
+   */
+  readonly sink?: (event: FleetEvent) => void;
   /** The kinds to watch. @default FLEET_KINDS (the site kinds and Rollout) */
   readonly kinds?: readonly GroupVersionKind[];
   /** Watch only these namespaces. @default every namespace */
@@ -52,6 +58,10 @@ export class FleetWatcher {
         ...(options.namespaces !== undefined && { namespaces: options.namespaces }),
       });
       informer.on((event) => {
+        if (options.sink !== undefined) {
+          options.sink(event);
+          return;
+        }
         this.model.apply(event);
         this.scheduleFlush();
       });

@@ -188,6 +188,18 @@ export class Manager {
   }
 
   /**
+   * Calls `listener` with every change the informer of `gvk` applies to the cache (an informer
+   * is started for the kind if no controller declared it): for read-only views of the cache,
+   * such as the fleet dashboard, which must not list and watch the hub a second time. The kind
+   * counts toward readiness like a controller's. Add before `start()`.
+   */
+  observe(gvk: GroupVersionKind, listener: (event: InformerEvent) => void): void {
+    if (this.started) throw new SiteForgeError('RUNTIME_STARTED', 'observe kinds before start()');
+    this.informerFor(gvk);
+    this.informers.get(gvkKey(gvk))!.on(listener);
+  }
+
+  /**
    * A writer for work outside a reconcile (the agent API registering a host): the reconcilers'
    * write budget, and aborted with the current leadership term.
    */
