@@ -94,8 +94,9 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const watching = watchRollouts();
   // The page says its counts are partial until the Manager's informers have listed the hub.
   const syncing = (async (): Promise<void> => {
-    while (!stopping.signal.aborted && !options.manager.readiness().synced)
-      await delay(options.clock, 500, stopping.signal);
+    const synced = (): boolean =>
+      options.manager.readiness().synced && options.manager.observersSynced();
+    while (!stopping.signal.aborted && !synced()) await delay(options.clock, 500, stopping.signal);
     feed.setSynced(true);
   })();
   return {
