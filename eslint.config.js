@@ -58,9 +58,37 @@ export default tseslint.config(
     },
   },
   {
+    // The fleet status model is pure (issue 13): the demo and the dashboard feed it objects.
+    files: ['src/fleet/**/*.ts'],
+    ignores: ['src/fleet/fleet-watcher.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: noIo.paths.map((p) => ({ ...p, message: 'src/fleet is pure: no I/O' })),
+          patterns: [
+            {
+              group: ['**/plugins/**', '**/bmac/runtime/**', '**/kube/client-node*'],
+              message: 'src/fleet is pure: feed it objects from an edge',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', { name: 'process', message: 'src/fleet is pure' }],
+    },
+  },
+  {
     // One adapter talks to the Kubernetes API; everything else uses its KubeClient port.
     files: ['src/**/*.ts'],
-    ignores: ['src/kube/**', 'src/bmac/kube/**', 'src/siteconfig/**', 'src/shared/**'],
+    // src/sim is the far side of the wire (simulated hosts calling the image server and the
+    // agent API), so it speaks HTTP with undici as the BMC client does.
+    ignores: [
+      'src/kube/**',
+      'src/bmac/kube/**',
+      'src/siteconfig/**',
+      'src/shared/**',
+      'src/sim/**',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -74,6 +102,23 @@ export default tseslint.config(
             {
               name: 'undici',
               message: 'only src/bmac/redfish talks to BMCs; use the RedfishClient port',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/sim/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@kubernetes/client-node',
+              message:
+                'only src/kube (and src/bmac/kube) import client-node; use the KubeClient port',
             },
           ],
         },

@@ -8,6 +8,7 @@ export default defineConfig({
       './test/support/global-setup.ts',
       './test/support/python-peers-setup.ts',
       './test/support/hub-setup.ts',
+      './test/support/browser-setup.ts',
     ],
     reporters: ['default', './test/support/count-reporter.ts'],
   },

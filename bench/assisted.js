@@ -4,7 +4,7 @@
 // ClusterDeployment, AgentClusterInstall, InfraEnv with agent auto-approval; batch creation),
 // starts `siteforge controller --installer simulated` as a child process, waits for every
 // InfraEnv's image, then runs the agents from a few child processes (the scripted agent of
-// test/support/agent-client.ts, one undici keep-alive Pool per process): each registers with a
+// src/sim/agent-client.ts, one undici keep-alive Pool per process): each registers with a
 // realistic inventory, answers its steps, and once told to install walks the SNO stages. It
 // measures the agent requests per second, p50/p99 latency per endpoint, the API server writes
 // per host (the controller's siteforge_api_requests_total), the controller's peak RSS, the
@@ -32,7 +32,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { freePort, metricSum, pool } from './support.js';
 
 const here = fileURLToPath(import.meta.url);
@@ -50,25 +50,9 @@ if (process.argv[2] === '--agents') {
   await runAssistedBench();
 }
 
-/**
- * The scripted agent (TypeScript in test/support) as a module this process can import, written
- * under build/ so that its imports (undici) resolve from the repository's node_modules.
- */
-async function loadAgentClient() {
-  const dir = join(root, 'build', 'bench');
-  mkdirSync(dir, { recursive: true });
-  const ts = (await import('typescript')).default;
-  const source = readFileSync(join(root, 'test', 'support', 'agent-client.ts'), 'utf8');
-  const { outputText } = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-  });
-  const file = join(dir, `agent-client-${process.pid}.mjs`);
-  writeFileSync(file, outputText);
-  try {
-    return await import(pathToFileURL(file).href);
-  } finally {
-    rmSync(file, { force: true });
-  }
+/** The scripted agent of the fleet simulation (src/sim/agent-client.ts, built). */
+function loadAgentClient() {
+  return import(new URL('sim/agent-client.js', build).href);
 }
 
 // ---- child: agents ---------------------------------------------------------------------------

@@ -7,3 +7,5 @@ export declare const coreosInstallerRoot: string;
 export declare function ensureCoreosInstaller(): Promise<string>;
 /** The path of xorriso, installed with apt-get when missing. */
 export declare function ensureXorriso(): Promise<string>;
+/** apt-get install (as root, else sudo -n), with `apt-get update` first when that fails. */
+export declare function ensureDebianPackages(packages: readonly string[]): Promise<void>;

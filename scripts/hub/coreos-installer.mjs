@@ -79,7 +79,7 @@ function dpkgInstalled(pkg) {
 }
 
 /** apt-get install, with `apt-get update` first when the plain install fails. */
-async function ensureDebianPackages(packages) {
+export async function ensureDebianPackages(packages) {
   if (packages.length === 0) return;
   const sudo = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
   const install = () =>

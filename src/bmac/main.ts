@@ -25,6 +25,10 @@ import { createAssistedCore } from '../assisted/core.js';
 import type { AssistedCore } from '../assisted/core.js';
 import { resolveAssistedSettings } from '../assisted/config/assisted-settings.js';
 import { controllersFor } from './controllers.js';
+import { defaultAssetsDir } from '../dashboard/dashboard-server.js';
+import { startDashboard } from '../dashboard/start-dashboard.js';
+import type { Dashboard } from '../dashboard/start-dashboard.js';
+import { packageRoot } from '../plugins/packaged-extra-manifests.js';
 import type { IronicSettings } from './controllers.js';
 import { startImageServer } from './images/index.js';
 import type { ImageServer } from './images/index.js';
@@ -120,6 +124,8 @@ export interface ControllerOptions {
   readonly openshiftInstallPath?: string;
   /** The discovery ISO kind InfraEnvs get. @default minimal-iso */
   readonly discoveryIsoType?: DiscoveryIsoType;
+  /** Where the fleet dashboard listens; undefined when off (the default). */
+  readonly dashboardBindAddress?: BindAddress;
 }
 
 /** The lease timing, client-go's and controller-runtime's defaults unless a test shortens it. */
@@ -288,12 +294,38 @@ export async function runController(
     await imageServer?.stop();
     throw err;
   }
+  let dashboard: Dashboard | undefined;
+  if (options.dashboardBindAddress !== undefined) {
+    const address = options.dashboardBindAddress;
+    try {
+      dashboard = await listening(address, 'the dashboard', () =>
+        startDashboard({
+          manager,
+          client,
+          clock,
+          log,
+          host: address.host === '' ? '::' : address.host,
+          port: address.port,
+          assetsDir: defaultAssetsDir(packageRoot()),
+          namespaces: options.namespaces,
+        }),
+      );
+    } catch (err) {
+      await Promise.all([
+        ...probes.map((p) => p.close()),
+        ...(imageServer ? [imageServer.stop()] : []),
+      ]);
+      throw err;
+    }
+    log.info({ url: dashboard.url }, 'serving the fleet dashboard');
+  }
 
   try {
     await checkAccess(kube, options, leaseNamespace);
   } catch (err) {
     await Promise.all([
       ...probes.map((p) => p.close()),
+      ...(dashboard ? [dashboard.stop()] : []),
       ...(imageServer ? [imageServer.stop()] : []),
     ]);
     throw err;
@@ -308,6 +340,7 @@ export async function runController(
     await elector?.stop();
     await Promise.all([
       ...probes.map((p) => p.close()),
+      ...(dashboard ? [dashboard.stop()] : []),
       ...(imageServer ? [imageServer.stop()] : []),
     ]);
     throw err;
@@ -325,6 +358,7 @@ export async function runController(
   await elector?.stop();
   await Promise.all([
     ...probes.map((p) => p.close()),
+    ...(dashboard ? [dashboard.stop()] : []),
     ...(imageServer ? [imageServer.stop()] : []),
   ]);
   clearInterval(alive);

@@ -14,7 +14,6 @@ import type { AddressInfo } from 'node:net';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { bufferAccess, locateEmbedAreas } from '../../src/assisted/discovery/index.js';
 import { runController } from '../../src/bmac/main.js';
 import type { ControllerOptions } from '../../src/bmac/main.js';
@@ -24,8 +23,16 @@ import type { KubeObject, ObjectRef, RuntimeKubeClient } from '../../src/kube/in
 import { KubeApiError, KubeApiErrorCode } from '../../src/kube/index.js';
 import { compileSiteConfig, waveOf } from '../../src/siteconfig/index.js';
 import type { Manifest } from '../../src/siteconfig/index.js';
-import { AgentClient, agentDispatcher, describeHost, installStages } from './agent-client.js';
-import type { AgentResponse, HostDescription } from './agent-client.js';
+import {
+  AgentClient,
+  agentDispatcher,
+  describeHost,
+  installStages,
+} from '../../src/sim/agent-client.js';
+import type { AgentResponse, HostDescription } from '../../src/sim/agent-client.js';
+import { configIgnition } from '../../src/sim/boot-media.js';
+import { discoveryOf } from '../../src/sim/discovery-config.js';
+import type { Discovery } from '../../src/sim/discovery-config.js';
 import { AGENT, INFRA_ENV, field, waitFor } from './controller-hub.js';
 import type { InProcessController } from './controller-hub.js';
 import { hubKubeconfig } from './hub.js';
@@ -169,7 +176,11 @@ export function jumpingClock(): JumpingClock {
 export async function startAssistedController(
   env: AssistedEnvironment,
   namespaces: readonly string[],
-  options: { readonly clock?: RuntimeClock } = {},
+  options: {
+    readonly clock?: RuntimeClock;
+    /** More controller options (a dashboard address, say). */
+    readonly controller?: Partial<ControllerOptions>;
+  } = {},
 ): Promise<InProcessController> {
   const stop = new AbortController();
   const lines: Record<string, unknown>[] = [];
@@ -188,6 +199,7 @@ export async function startAssistedController(
       maxConcurrentBmcOperations: 64,
       logLevel: 'debug',
       ...env.options(namespaces),
+      ...options.controller,
     },
     {
       stop: stop.signal,
@@ -540,87 +552,15 @@ export function hasCondition(
 
 // ---- discovery --------------------------------------------------------------------------------
 
-/** What a discovery host takes from its ISO's ignition: where to call and with what. */
-export interface Discovery {
-  /** `--url` of agent.service. */
-  readonly url: string;
-  /** `--infra-env-id`. */
-  readonly infraEnvId: string;
-  /** `PULL_SECRET_TOKEN`. */
-  readonly token: string;
-  /** The CA at `--cacert`, when the ignition carries one. */
-  readonly ca: string | undefined;
-  /** The whole ignition config. */
-  readonly ignition: Record<string, unknown>;
-}
-
-/** The files of a newc cpio archive, by name. */
-export function readCpio(archive: Buffer): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  let at = 0;
-  const align = (n: number): number => (n + 3) & ~3;
-  while (at + 110 <= archive.length) {
-    const magic = archive.toString('ascii', at, at + 6);
-    if (magic !== '070701' && magic !== '070702') break;
-    const hexField = (i: number): number =>
-      parseInt(archive.toString('ascii', at + 6 + i * 8, at + 14 + i * 8), 16);
-    const size = hexField(6);
-    const nameSize = hexField(11);
-    const name = archive.toString('utf8', at + 110, at + 110 + nameSize - 1);
-    const dataAt = align(at + 110 + nameSize);
-    if (name === 'TRAILER!!!') break;
-    files.set(name, archive.subarray(dataAt, dataAt + size));
-    at = align(dataAt + size);
-  }
-  return files;
-}
+export type { Discovery };
 
 /** The ignition embedded in a live ISO's embed area (gzip-compressed cpio with `config.ign`). */
 export async function embeddedIgnition(iso: Buffer): Promise<Record<string, unknown>> {
   const areas = await locateEmbedAreas(bufferAccess(iso));
   const area = iso.subarray(areas.ignition.offset, areas.ignition.offset + areas.ignition.length);
-  // The payload is padded with zeros up to the end of the area; gunzip stops at its end.
-  let end = area.length;
-  while (end > 0 && area[end - 1] === 0) end--;
-  if (end === 0) throw new Error('the ISO has an empty ignition embed area');
-  const archive = gunzipSync(area.subarray(0, Math.min(area.length, end + 8)), {
-    finishFlush: 2, // Z_SYNC_FLUSH: tolerate the zero padding the trim may have cut into
-  });
-  const config = readCpio(archive).get('config.ign');
-  if (config === undefined) throw new Error('the embedded cpio has no config.ign');
-  return JSON.parse(config.toString('utf8')) as Record<string, unknown>;
-}
-
-/** What an agent.service and the CA file of a discovery ignition tell the agent. */
-export function discoveryOf(ignition: Record<string, unknown>): Discovery {
-  const units = (field(ignition as KubeObject, 'systemd', 'units') ?? []) as {
-    name: string;
-    contents?: string;
-  }[];
-  const agent = units.find((u) => u.name === 'agent.service')?.contents ?? '';
-  const exec = /^ExecStart=.*$/m.exec(agent)?.[0] ?? '';
-  const url = /--url (\S+)/.exec(exec)?.[1];
-  const infraEnvId = /--infra-env-id (\S+)/.exec(exec)?.[1];
-  const token = /^Environment=PULL_SECRET_TOKEN=(\S+)$/m.exec(agent)?.[1];
-  const caPath = /--cacert (\S+)/.exec(exec)?.[1];
-  if (url === undefined || infraEnvId === undefined || token === undefined)
-    throw new Error(`agent.service of the discovery ignition is not as expected:\n${agent}`);
-  const files = (field(ignition as KubeObject, 'storage', 'files') ?? []) as {
-    path: string;
-    contents?: { source?: string };
-  }[];
-  const source = files.find((f) => f.path === caPath)?.contents?.source;
-  const ca = source === undefined ? undefined : decodeDataUrl(source);
-  return { url, infraEnvId, token, ca, ignition };
-}
-
-function decodeDataUrl(source: string): string {
-  const comma = source.indexOf(',');
-  const head = source.slice(0, comma);
-  const body = source.slice(comma + 1);
-  return head.endsWith(';base64')
-    ? Buffer.from(body, 'base64').toString('utf8')
-    : decodeURIComponent(body);
+  const config = configIgnition(area);
+  if (config === undefined) throw new Error("the ISO's ignition embed area holds no config.ign");
+  return config;
 }
 
 /**

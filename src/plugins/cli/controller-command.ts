@@ -33,6 +33,9 @@ Options:
                           where /metrics listens; 0 turns it off (default :8080)
   --health-probe-bind-address HOST:PORT
                           where /healthz and /readyz listen; 0 turns them off (default :8081)
+  --dashboard-bind-address HOST:PORT
+                          where the fleet dashboard (a read-only web page of every site's
+                          state, problems and timeline) listens; 0 turns it off (default 0)
   --leader-elect=true|false
                           campaign for a Lease so one replica acts at a time (default true)
   --leader-election-namespace NS
@@ -116,6 +119,7 @@ const VALUED = new Set([
   '--namespace',
   '--metrics-bind-address',
   '--health-probe-bind-address',
+  '--dashboard-bind-address',
   '--leader-election-namespace',
   '--leader-election-id',
   '--image-server-bind-address',
@@ -225,6 +229,7 @@ export function parseControllerArgs(
   if (imageServerUrl !== undefined) checkUrl(imageServerUrl, '--image-server-url');
   const metrics = bindAddressOf('--metrics-bind-address', values, ':8080', true);
   const probes = bindAddressOf('--health-probe-bind-address', values, ':8081', true);
+  const dashboard = bindAddressOf('--dashboard-bind-address', values, '0', true);
   const imageServer = bindAddressOf('--image-server-bind-address', values, ':8082', false);
   const leaderElect = booleans.get('--leader-elect') ?? true;
   const assisted = assistedOptionsOf(values, booleans);
@@ -235,6 +240,7 @@ export function parseControllerArgs(
     namespaces: [...new Set(namespaces)],
     ...(metrics !== undefined && { metricsBindAddress: metrics }),
     ...(probes !== undefined && { healthProbeBindAddress: probes }),
+    ...(dashboard !== undefined && { dashboardBindAddress: dashboard }),
     leaderElect,
     ...(leaseNamespace !== undefined && {
       leaderElectionNamespace: namespaceOf('--leader-election-namespace', leaseNamespace),

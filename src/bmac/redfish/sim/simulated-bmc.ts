@@ -68,6 +68,8 @@ export interface BootEvent {
   readonly bmc: SimulatedBmc;
   /** The ISO that booted, or `undefined` when the host booted from disk. */
   readonly imageUrl: string | undefined;
+  /** The firmware's boot mode at that boot (`UEFI` or `Legacy`). */
+  readonly mode: string;
 }
 
 /** Options of {@link startSimulatedBmc}. */
@@ -93,6 +95,20 @@ export interface SimulatedBmcOptions {
   readonly insertedSlot?: string;
   /** Called when the host boots. */
   readonly onBoot?: (event: BootEvent) => void;
+  /** Called when the host loses power (whatever ran on it stops). */
+  readonly onPowerOff?: (bmc: SimulatedBmc) => void;
+  /**
+   * The firmware's persistent boot order. `disk-first`: the virtual CD boots only through a
+   * boot override. `cd-first`: an inserted, mounted virtual CD boots before the disk (firmware
+   * that lists virtual media first), so a host boots its disk only once the media is ejected.
+   * @default 'disk-first'
+   */
+  readonly bootOrder?: 'disk-first' | 'cd-first';
+  /**
+   * Boot modes in which the virtual CD boots (the ISO's bootloaders): a personality with a
+   * BootSourceOverrideMode field boots it only in these. @default ['UEFI']
+   */
+  readonly cdBootModes?: readonly string[];
   /**
    * Read the image on insert, as a BMC mounting it does (the volume descriptor at 32 KiB, by
    * range), and refuse the insert when it cannot be read, like iDRAC's RAC0720.
@@ -170,6 +186,11 @@ export interface SimulatedBmc {
   setFaults(faults: FaultConfig | undefined): void;
   /** Ends every session at once (the BMC rebooted). */
   expireSessions(): void;
+  /**
+   * The host's own OS restarts the machine (`reboot` at the end of an install): power stays on
+   * and the firmware picks the boot device again. Nothing happens while the power is off.
+   */
+  restartFromHost(): void;
   /** Stops the server and every timer. */
   stop(): Promise<void>;
 }
@@ -310,6 +331,12 @@ class Simulation implements SimulatedBmc {
   expireSessions(): void {
     this.sessions.clear();
     this.tokens.clear();
+  }
+
+  restartFromHost(): void {
+    if (this.power !== 'On') return;
+    this.record('power', 'restart from host');
+    this.bootHost();
   }
 
   async stop(): Promise<void> {
@@ -777,6 +804,7 @@ class Simulation implements SimulatedBmc {
     } else {
       this.poweredOffAt = this.now();
       this.bootedImage = undefined;
+      this.options.onPowerOff?.(this);
     }
   }
 
@@ -814,8 +842,10 @@ class Simulation implements SimulatedBmc {
         s.spec.mediaTypes.some((t) => t === 'CD' || t === 'DVD'),
     );
     const overrideCd = p.cdTargets.includes(this.boot.target) && this.boot.enabled !== 'Disabled';
-    const modeOk = !p.bootModeField || this.boot.mode === 'UEFI';
-    const image = cd !== undefined && overrideCd && modeOk ? cd.image : undefined;
+    const cdFirst = this.options.bootOrder === 'cd-first';
+    const modeOk =
+      !p.bootModeField || (this.options.cdBootModes ?? ['UEFI']).includes(this.boot.mode);
+    const image = cd !== undefined && (overrideCd || cdFirst) && modeOk ? cd.image : undefined;
     if (this.boot.enabled === 'Once' && overrideCd) {
       // The one-time override is used up by this boot.
       this.boot.target = 'None';
@@ -823,7 +853,11 @@ class Simulation implements SimulatedBmc {
     }
     this.bootedImage = image;
     this.record('boot', image ?? 'disk');
-    this.options.onBoot?.({ bmc: this, imageUrl: image });
+    this.options.onBoot?.({
+      bmc: this,
+      imageUrl: image,
+      mode: p.bootModeField ? this.boot.mode : 'UEFI',
+    });
   }
 
   private patchBoot(path: string, body: Record<string, unknown> | undefined): Outcome {
