@@ -584,7 +584,7 @@ function query(req: IncomingMessage, name: string): string | undefined {
 }
 
 function param(req: Request, name: string): string {
-  const value = (req.params as Record<string, string | undefined>)[name];
+  const value = req.params[name];
   return value ?? '';
 }
 
