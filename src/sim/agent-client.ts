@@ -301,6 +301,14 @@ export class AgentClient {
     };
   }
 
+  /**
+   * Forgets the replies sent for a host: its agent process started again (it registers anew),
+   * so it sends every step's output again, as a fresh agent does.
+   */
+  forget(hostId: string): void {
+    this.replyCache.delete(hostId);
+  }
+
   /** Closes the Pool (when it is the client's own). */
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
