@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { metricSum } from './support.js';
+import { apiRequestBreakdown, metricSum } from './support.js';
 import { writeSyntheticFleet } from './synthetic-fleet.js';
 
 const here = fileURLToPath(import.meta.url);
@@ -155,6 +155,10 @@ export async function runFleetBench() {
       console.log(
         `  controller: ${controller.cpuSeconds.toFixed(0)} CPU s, peak RSS ${controller.peakRssMb.toFixed(0)} MB; ${requests.toFixed(0)} API requests (${(requests / n).toFixed(1)}/site, ${(writes / n).toFixed(1)} writes/site); ${agentRequests.toFixed(0)} agent API requests (${(agentRequests / n).toFixed(1)}/site)`,
       );
+    const top = apiRequestBreakdown(metrics)
+      .slice(0, 10)
+      .map(([what, count]) => `${what} ${(count / n).toFixed(1)}`);
+    console.log(`  controller API requests per site, largest first: ${top.join('; ')}`);
     if (sim !== undefined)
       console.log(
         `  simulation: ${sim.cpuSeconds.toFixed(0)} CPU s, ${(sim.rssBytes / 2 ** 20).toFixed(0)} MB; image server sent ${(sim.mediaBytes / 2 ** 20).toFixed(1)} MiB in ${sim.mediaRequests} requests (${(sim.mediaBytes / n / 1024).toFixed(0)} KiB/host); ${sim.isoBoots} ISO boots; ${sim.bmcRequests} BMC requests; ${sim.agentFailures} failed agent calls`,

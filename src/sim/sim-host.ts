@@ -11,7 +11,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { BootEvent, SimulatedBmc } from '../bmac/redfish/sim/index.js';
-import { AgentClient, installStages } from './agent-client.js';
+import { AgentClient, installStagesOf } from './agent-client.js';
 import type { AgentExchange, HostDescription, ReceivedSteps } from './agent-client.js';
 import { bootLiveIso, HttpRangeMedia } from './boot-media.js';
 import type { FirmwareBootMode, TransferCounter } from './boot-media.js';
@@ -255,7 +255,7 @@ export class SimHost {
     request: string | undefined,
   ): Promise<void> {
     this.setPhase(HostPhase.Installing);
-    const stages = stagesOf(request);
+    const stages = installStagesOf(request);
     const faults = this.spec.faults;
     for (const [i, stage] of stages.entries()) {
       if (!this.alive(life)) return;
@@ -399,25 +399,6 @@ function secondsOf(steps: ReceivedSteps): number {
   return Number.isFinite(steps.next_instruction_seconds) && steps.next_instruction_seconds > 0
     ? steps.next_instruction_seconds
     : 60;
-}
-
-/** The stages of the installer the install step starts, from its request. */
-function stagesOf(request: string | undefined): readonly string[] {
-  let parsed: { role?: string; control_plane_count?: number } = {};
-  try {
-    parsed = JSON.parse(request ?? '{}') as typeof parsed;
-  } catch {
-    // an install step without a request: a plain master
-  }
-  const role =
-    parsed.role === 'bootstrap'
-      ? parsed.control_plane_count === 1
-        ? 'sno'
-        : 'bootstrap'
-      : parsed.role === 'worker'
-        ? 'worker'
-        : 'master';
-  return installStages(role);
 }
 
 /** Another MAC on the same NIC vendor prefix: the cable in the wrong port, or a typo. */
