@@ -26,7 +26,7 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isFinal } from '../../fleet/index.js';
+import { isFinal, STUCK_HINT } from '../../fleet/index.js';
 import { FleetWatcher } from '../../fleet/fleet-watcher.js';
 import type { SiteStatus } from '../../fleet/index.js';
 import { ClientNodeKubeClient, ClientNodeRuntimeKubeClient } from '../../kube/index.js';
@@ -604,7 +604,8 @@ async function applyFleet(
       items.map((object) => ({ object, source: '' })),
       {
         concurrency,
-        waitTimeoutMs: 300_000,
+        // The apply's answer is the stored object: no read before it, no wait after the wave.
+        confirm: false,
         onWave: (wave) => {
           onWave(wave + 1);
         },
@@ -710,19 +711,23 @@ class SiteTracker {
       const state = this.states.get(key) ?? 'pending';
       const end = this.finishedAt.get(key) ?? endedAt;
       const problem = status?.problem;
+      const where = status?.stage === undefined ? '' : ` at stage "${status.stage}"`;
       const message =
         state === 'installed'
           ? ''
           : state === 'held'
             ? (problem?.message ?? 'holdInstallation is true in its SiteConfig')
-            : (problem?.message ?? `no progress while ${state}`);
+            : (problem?.message ??
+              `no progress while ${state}${where} (nothing on the hub says why)`);
+      const hint =
+        problem?.hint ?? (state === 'held' ? undefined : STUCK_HINT[status?.state ?? 'pending']);
       return {
         name,
         namespace: key.split('/')[0] ?? '',
         state,
         seconds: Math.max(0, (end - this.appliedAt) / 1000),
         message,
-        ...(state !== 'installed' && problem !== undefined && { hint: problem.hint }),
+        ...(state !== 'installed' && hint !== undefined && hint !== '' && { hint }),
       };
     });
   }
