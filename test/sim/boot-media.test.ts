@@ -15,6 +15,7 @@ import {
   bufferAccess,
   compressedCpio,
   locateEmbedAreas,
+  rootfsUrlKernelArgument,
 } from '../../src/assisted/discovery/index.js';
 import { bootLiveIso, HttpRangeMedia } from '../../src/sim/boot-media.js';
 import { discoveryOf, staticNetworkOf } from '../../src/sim/discovery-config.js';
@@ -171,6 +172,22 @@ describe('booting a live ISO over virtual media', () => {
     await pool.close();
     expect(booted.ignition).toEqual(ignition);
     expect(fetched).toEqual([]);
+  });
+
+  it('fetches the rootfs of a minimal ISO from the URL its kernel arguments name', async () => {
+    // What the image server's overlay writes into the karg areas of a minimal ISO.
+    const minimal = Buffer.from(iso);
+    const rootfs = 'http://127.0.0.1:9/images/rootfs.img?arch=x86_64';
+    const kargs = Buffer.from(` ${rootfsUrlKernelArgument(rootfs)}\n`);
+    for (const area of (await locateEmbedAreas(bufferAccess(minimal))).kargs)
+      kargs.copy(minimal, area.offset);
+    const fetched: string[] = [];
+    const booted = await bootLiveIso(bufferAccess(minimal), 'UEFI', (url) => {
+      fetched.push(url);
+      return Promise.resolve(4096);
+    });
+    expect(fetched).toEqual([rootfs]);
+    expect(booted.kernelArguments).toContain(rootfsUrlKernelArgument(rootfs));
   });
 
   it('fails with what is missing when the media is not a bootable live ISO', async () => {
