@@ -41,6 +41,8 @@ export interface SiteRow {
 
 /** The whole fleet, as the page starts from. */
 export interface FleetSnapshot {
+  /** False while the controller is still listing the hub: the counts are partial. */
+  readonly synced: boolean;
   readonly totals: FleetTotals;
   readonly waves: readonly WaveSummary[];
   readonly sites: readonly SiteRow[];
@@ -48,6 +50,7 @@ export interface FleetSnapshot {
 
 /** What changed since the last snapshot or update. */
 export interface FleetUpdate {
+  readonly synced: boolean;
   readonly totals: FleetTotals;
   readonly waves: readonly WaveSummary[];
   /** Rows of sites that changed, appeared or moved between waves. */

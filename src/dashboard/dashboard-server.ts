@@ -30,6 +30,23 @@ export interface DashboardServerOptions {
   readonly heartbeatMs?: number;
 }
 
+/** Names a browser uses for this machine, the only Host headers a loopback server answers. */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/** Whether the server listens on loopback only. */
+function isLoopback(host: string | undefined): boolean {
+  return host === undefined || host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
+/** The host name of a Host header (`name`, `name:port`, `[v6]:port`), lower-cased. */
+function hostName(header: string | undefined): string {
+  if (header === undefined) return '';
+  const text = header.trim().toLowerCase();
+  if (text.startsWith('[')) return text.slice(0, text.indexOf(']') + 1);
+  const colon = text.indexOf(':');
+  return colon < 0 ? text : text.slice(0, colon);
+}
+
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -127,6 +144,12 @@ export class DashboardServer {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    // On loopback, a page of another site could reach this server through a DNS name that
+    // resolves to 127.0.0.1 (DNS rebinding): answer only the names of this machine.
+    if (isLoopback(this.options.host) && !LOOPBACK_HOSTS.has(hostName(req.headers.host))) {
+      this.plain(res, 403, 'this dashboard answers only to localhost on this machine\n');
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' });
       res.end('the dashboard is read-only\n');

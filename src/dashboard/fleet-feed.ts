@@ -17,6 +17,11 @@ export interface FleetFeedOptions {
   readonly model?: FleetModel;
   /** Longest time between a change and the update that shows it. @default 500 */
   readonly intervalMs?: number;
+  /**
+   * Whether the informers have listed every kind yet; until setSynced(true) the page says its
+   * counts are partial. @default true
+   */
+  readonly synced?: boolean;
 }
 
 /** A subscriber's callback. */
@@ -30,9 +35,12 @@ export class FleetFeed {
   private readonly removed = new Set<string>();
   private cancelTick: CancelTimer | undefined;
   private closed = false;
+  private synced: boolean;
+  private syncedChanged = false;
 
   constructor(private readonly options: FleetFeedOptions) {
     this.model = options.model ?? new FleetModel();
+    this.synced = options.synced ?? true;
     this.model.onChange(({ changed, removed, moved }) => {
       for (const s of changed) {
         this.changed.add(s.key);
@@ -52,6 +60,14 @@ export class FleetFeed {
     this.schedule();
   }
 
+  /** Tells the page whether the fleet is whole (every kind listed) at the next tick. */
+  setSynced(synced: boolean): void {
+    if (synced === this.synced) return;
+    this.synced = synced;
+    this.syncedChanged = true;
+    this.schedule();
+  }
+
   /** Every site as a row, with totals and waves (flushes first). */
   snapshot(): FleetSnapshot {
     this.tick();
@@ -59,7 +75,12 @@ export class FleetFeed {
     for (const status of this.model.sites())
       sites.push(siteRow(status, this.model.placement(status.key)));
     sites.sort((a, b) => a.key.localeCompare(b.key));
-    return { totals: this.model.totals(), waves: this.model.waves(), sites };
+    return {
+      synced: this.synced,
+      totals: this.model.totals(),
+      waves: this.model.waves(),
+      sites,
+    };
   }
 
   /** One site in full, if it exists (flushes first). */
@@ -97,13 +118,15 @@ export class FleetFeed {
   /** Flushes the model and tells subscribers what changed. */
   private tick(): void {
     this.model.flush();
-    if (this.changed.size === 0 && this.removed.size === 0) return;
+    if (this.changed.size === 0 && this.removed.size === 0 && !this.syncedChanged) return;
+    this.syncedChanged = false;
     const changed: SiteRow[] = [];
     for (const key of this.changed) {
       const status = this.model.site(key);
       if (status !== undefined) changed.push(siteRow(status, this.model.placement(key)));
     }
     const update: FleetUpdate = {
+      synced: this.synced,
       totals: this.model.totals(),
       waves: this.model.waves(),
       changed,

@@ -43,7 +43,7 @@ export interface Dashboard {
  */
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
   const log = options.log.child({ component: 'dashboard' });
-  const feed = new FleetFeed({ clock: options.clock });
+  const feed = new FleetFeed({ clock: options.clock, synced: false });
   for (const gvk of Object.values(SiteKind))
     options.manager.observe(gvk, (event) => {
       feed.apply(event);
@@ -92,12 +92,19 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     }
   };
   const watching = watchRollouts();
+  // The page says its counts are partial until the Manager's informers have listed the hub.
+  const syncing = (async (): Promise<void> => {
+    const synced = (): boolean =>
+      options.manager.readiness().synced && options.manager.observersSynced();
+    while (!stopping.signal.aborted && !synced()) await delay(options.clock, 500, stopping.signal);
+    feed.setSynced(true);
+  })();
   return {
     url,
     feed,
     stop: async () => {
       stopping.abort();
-      await watching;
+      await Promise.all([watching, syncing]);
       rollouts?.stop();
       feed.close();
       await server.close();

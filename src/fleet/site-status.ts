@@ -452,18 +452,25 @@ function standingProblems(site: SiteObjects, agents: readonly AgentFacts[]): Sit
 /** The install failure: the failed host's Installed condition, else the ACI's Failed one. */
 function failure(site: SiteObjects, agents: readonly AgentFacts[]): SiteProblem | undefined {
   const aci = site.agentClusterInstall;
+  const failed = conditionOf(aci, 'Failed');
   for (const agent of agents) {
     if (!isFailedHost(agent)) continue;
     const installed = conditionOf(agent.object, 'Installed');
-    if (installed?.status === 'False')
-      return conditionProblem(
-        agent.object,
-        installed,
-        'error',
-        installFailureHint(installed.message),
-      );
+    if (installed?.status !== 'False') continue;
+    // The Agent's lastTransitionTime moves only when the status flips (False before, False
+    // now): the time of the failure is the ACI's, else the host's last progress.
+    const since =
+      (failed?.status === 'True' ? failed.lastTransitionTime : undefined) ??
+      agent.stageUpdateTime ??
+      installed.lastTransitionTime;
+    const problem = conditionProblem(
+      agent.object,
+      installed,
+      'error',
+      installFailureHint(installed.message),
+    );
+    return { ...problem, ...(since !== undefined && { since }) };
   }
-  const failed = conditionOf(aci, 'Failed');
   if (aci !== undefined && failed?.status === 'True')
     return conditionProblem(aci, failed, 'error', installFailureHint(failed.message));
   const stopped = conditionOf(aci, 'Stopped');

@@ -20,6 +20,11 @@ export interface KustomizationRootOptions {
    * @default the top of the git repository (the folder holding `.git`), else the file-system root
    */
   readonly top?: string;
+  /**
+   * Whether folder `dir` (in the terms of the SiteConfig paths) holds an entry `name`.
+   * @default a look at the file system below `base`
+   */
+  readonly holds?: (dir: string, name: string) => boolean;
 }
 
 /**
@@ -31,8 +36,9 @@ export function kustomizationRoots(
 ): (siteFile: string) => string {
   const top = options.top === undefined ? undefined : posix.normalize(options.top);
   const found = new Map<string, string>();
-  const holds = (dir: string, name: string): boolean =>
-    existsSync(resolve(options.base, dir, name));
+  const holds =
+    options.holds ??
+    ((dir: string, name: string): boolean => existsSync(resolve(options.base, dir, name)));
   return (siteFile) => {
     const start = posix.dirname(posix.normalize(siteFile));
     let root = found.get(start);

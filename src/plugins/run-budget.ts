@@ -47,6 +47,33 @@ export class RunBudget implements Deadline {
       );
   }
 
+  /** Milliseconds left before the deadline (0 once it has passed). */
+  remainingMs(): number {
+    return Math.max(0, this.limits.totalMs - (this.now() - this.started));
+  }
+
+  /**
+   * Admits a file of `bytes` that is about to be read from elsewhere than the file system (a git
+   * object whose size is known before it is read): refused when it is over the file limit or
+   * would take the run over the total input limit, as {@link RunBudget.readBytes} refuses.
+   */
+  admitFile(bytes: number, name: string): void {
+    this.check();
+    if (bytes > this.limits.fileBytes) throw this.overFileLimit(bytes, name);
+    this.admitTotal(bytes, name);
+  }
+
+  /** Counts the YAML documents of an input file read elsewhere against the documents limit. */
+  admitDocuments(text: string, name: string): void {
+    this.documents += countDocuments(text);
+    if (this.documents > this.limits.documents)
+      throw new LimitExceededError(
+        'documents',
+        `the input holds more than ${String(this.limits.documents)} YAML documents (this file brings it to ${String(this.documents)})`,
+        name,
+      );
+  }
+
   /** Reads a file as UTF-8, within the limits of {@link RunBudget.readBytes}. */
   readText(path: string, name: string): string {
     return this.readBytes(path, name).toString('utf8');
@@ -86,14 +113,7 @@ export class RunBudget implements Deadline {
    */
   readYaml(path: string, name: string): string {
     const text = this.readText(path, name);
-    const found = countDocuments(text);
-    this.documents += found;
-    if (this.documents > this.limits.documents)
-      throw new LimitExceededError(
-        'documents',
-        `the input holds more than ${String(this.limits.documents)} YAML documents (this file brings it to ${String(this.documents)})`,
-        name,
-      );
+    this.admitDocuments(text, name);
     return text;
   }
 

@@ -16,6 +16,7 @@ export type {
   LoadedSiteConfig,
   LoadOptions,
   LoadResult,
+  SiteReads,
   SourceFile,
 } from './load.js';
 export {
@@ -39,6 +40,13 @@ export type {
   SiteResources,
 } from './resources.js';
 export { bmcSecretName } from './compile.js';
-export { diffFleets } from './diff.js';
-export type { ClusterDiff, Danger, FleetDiff, ObjectChange } from './diff.js';
+export { CHANGE_IMPACTS, diffFleets, worstImpact } from './diff.js';
+export type {
+  ChangeImpact,
+  ClusterDiff,
+  Danger,
+  Finding,
+  FleetDiff,
+  ObjectChange,
+} from './diff.js';
 export * from './cluster-instance/index.js';

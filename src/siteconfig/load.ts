@@ -44,6 +44,17 @@ export interface LoadedSiteConfig {
   readonly siteConfig: SiteConfig;
   /** The files it refers to, read and checked. */
   readonly resources: SiteResources;
+  /**
+   * What it read through the SiteFiles port, as resolved: the files (crTemplates, BIOS
+   * settings) and the extra-manifest folders. A change to any of them may change its output.
+   */
+  readonly reads: SiteReads;
+}
+
+/** The files and extra-manifest folders one SiteConfig, or all the SiteConfigs of a run, read. */
+export interface SiteReads {
+  readonly files: ReadonlySet<string>;
+  readonly folders: ReadonlySet<string>;
 }
 
 /** A ClusterInstance document that passed validation, with where it came from. */
@@ -111,6 +122,15 @@ function isSiteConfigDocument(value: unknown): boolean {
 }
 
 /**
+ * SiteForge's own documents (`siteforge.io/*`, such as the rollout policy kept with the sites):
+ * not sites, and skipped without a note, as they belong in the folder.
+ */
+function isSiteForgeDocument(value: unknown): boolean {
+  const apiVersion = (value as { apiVersion?: unknown } | null)?.apiVersion;
+  return typeof apiVersion === 'string' && apiVersion.startsWith('siteforge.io/');
+}
+
+/**
  * Reads, parses and validates SiteConfig and ClusterInstance files. Pure: the caller supplies the
  * file texts. Documents of other kinds are skipped with a note, unless a SiteConfig refers to
  * their file (a BIOS file, a crTemplate, an extra manifest in the input folder too) or the file is
@@ -175,7 +195,8 @@ export function loadSiteConfigs(
         continue;
       }
       if (!isSiteConfigDocument(document.value)) {
-        skipped.push({ doc, kind: (document.value as { kind?: unknown }).kind });
+        if (!isSiteForgeDocument(document.value))
+          skipped.push({ doc, kind: (document.value as { kind?: unknown }).kind });
         continue;
       }
       const before = report.errorCount;
@@ -185,9 +206,18 @@ export function loadSiteConfigs(
       checkSemantics(doc, site, report, fleet, broken);
       if (report.errorCount !== before) continue;
       const siteConfig = normalize(site);
-      const resources = resolveResources(doc, siteConfig, options, report, referenced, budget);
+      const reads: Referenced = { files: new Set(), folders: new Set() };
+      const resources = resolveResources(doc, siteConfig, options, report, reads, budget);
+      for (const f of reads.files) referenced.files.add(f);
+      for (const f of reads.folders) referenced.folders.add(f);
       if (report.errorCount !== before || !resources) continue;
-      const loaded = { file: file.path, documentIndex: document.index, siteConfig, resources };
+      const loaded = {
+        file: file.path,
+        documentIndex: document.index,
+        siteConfig,
+        resources,
+        reads,
+      };
       if (options.onSite) options.onSite(loaded);
       else sites.push(loaded);
     }

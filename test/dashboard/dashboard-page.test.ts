@@ -5,6 +5,7 @@
  * timeline at a time), that it follows changes live, and that the server is read-only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import { DashboardServer } from '../../src/dashboard/dashboard-server.js';
 import { FleetFeed } from '../../src/dashboard/fleet-feed.js';
@@ -43,6 +44,17 @@ afterAll(async () => {
   feed.close();
 });
 
+/** The status of GET / with this Host header (fetch does not let a page set it). */
+function statusWithHost(base: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(`${base}/api/fleet`, { headers: { host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.on('error', reject);
+  });
+}
+
 function expectedCounts(): Record<string, number> {
   const counts: Record<string, number> = Object.fromEntries(SITE_STATES.map((s) => [s, 0]));
   for (let i = 0; i < COUNT; i++) {
@@ -63,6 +75,7 @@ describe('the dashboard on a fleet of 3,500 sites', () => {
       expect(await page.getByTestId(`total-${state}`).getAttribute('data-count'), state).toBe(
         String(expected[state]),
       );
+    expect(await page.getByTestId('syncing').count()).toBe(0);
     await screenshot(page, 'fleet-3500.png');
     expect(browser.pageErrors).toEqual([]);
   });
@@ -194,6 +207,14 @@ describe('the dashboard on a fleet of 3,500 sites', () => {
     await page.getByTestId('search').fill('');
   });
 
+  it('says when its counts are partial, while the controller still lists the hub', async () => {
+    const { page } = browser;
+    feed.setSynced(false);
+    await page.getByTestId('syncing').waitFor({ timeout: 10_000 });
+    feed.setSynced(true);
+    await page.getByTestId('syncing').waitFor({ state: 'detached', timeout: 10_000 });
+  });
+
   it('is read-only, sends no secrets, and loads nothing from elsewhere', async () => {
     // Objects carry signed URLs and name Secrets; none of it may reach a response.
     const site = sites[1]!;
@@ -238,6 +259,9 @@ describe('the dashboard on a fleet of 3,500 sites', () => {
     expect(html).not.toMatch(/https?:\/\//);
     expect((await fetch(`${url}/api/sites/..%2f..%2fetc/passwd`)).status).toBe(404);
     expect((await fetch(`${url}/app.js/../../package.json`)).status).toBe(404);
+    // A name that resolves to this machine is not enough (DNS rebinding): only its own names.
+    expect(await statusWithHost(url, 'attacker.example:8084')).toBe(403);
+    expect(await statusWithHost(url, `localhost:${new URL(url).port}`)).toBe(200);
     expect(browser.pageErrors).toEqual([]);
   });
 });

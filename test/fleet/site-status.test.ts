@@ -294,6 +294,8 @@ describe('a site that is stuck or failed says why, in the hub words, with a hint
         'The installation has failed: Host failed to install because its installation stage Rebooting took longer than expected 40m0s',
     });
     expect(s.problem?.hint).toMatch(/boot order/);
+    // When it failed, not when the Installed condition first went False (before the install).
+    expect(s.problem?.since).toBe(site.now());
     expect(s.finishedAt).toBe(site.now());
     const install = step(s, 'install');
     expect(install.status).toBe('failed');

@@ -158,6 +158,8 @@ describe('the dashboard of siteforge controller on a provisioned fleet', () => {
     await expect
       .poll(() => page.getByTestId('total-sites').textContent(), { timeout: 30_000 })
       .toBe('4');
+    // Once the controller's informers have listed the hub, the page stops saying it is partial.
+    await page.getByTestId('syncing').waitFor({ state: 'detached', timeout: 30_000 });
   });
 
   it('shows each site in its state as the hosts come and go', async () => {

@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { diffFleets } from '../../src/siteconfig/index.js';
+import { compileSiteConfig, diffFleets, worstImpact } from '../../src/siteconfig/index.js';
 import type { CompiledCluster, Manifest } from '../../src/siteconfig/index.js';
-import { repoRoot, snoSite } from '../support/sites.js';
+import { loadText, repoRoot, snoSite } from '../support/sites.js';
 
 function siteforge(
   args: string[],
@@ -154,5 +154,82 @@ describe('diffFleets', () => {
       manifests: [object('Namespace', '0'), object('InfraEnv', '1'), object('BareMetalHost', '1')],
     };
     expect(diffFleets([], [cluster]).dangers.map((d) => d.code)).toEqual(['BMH_WAVE_ORDER']);
+  });
+});
+
+/** The clusters of one SiteConfig text, compiled. */
+function compiled(text: string): CompiledCluster[] {
+  const { sites, issues } = loadText(text);
+  expect(issues.filter((i) => i.severity === 'error')).toEqual([]);
+  return sites.flatMap((s) => compileSiteConfig(s.siteConfig, s.resources));
+}
+
+describe('diffFleets impacts', () => {
+  it('marks a discovery setting as taking effect only when the site is installed again', () => {
+    const diff = diffFleets(
+      compiled(snoSite()),
+      compiled(snoSite({ cluster: '      additionalNTPSources:\n        - 10.0.0.5\n' })),
+    );
+    expect(diff.dangers).toEqual([]);
+    expect(diff.installTimeOnly).toHaveLength(1);
+    expect(diff.installTimeOnly[0]).toMatchObject({
+      cluster: 'sno1',
+      code: 'INSTALL_TIME_ONLY',
+      impact: 'reinstall',
+    });
+    expect(diff.installTimeOnly[0]!.message).toContain(
+      'InfraEnv sno1: spec.additionalNTPSources changed',
+    );
+    expect(worstImpact(diff.installTimeOnly)).toBe('reinstall');
+  });
+
+  it('rejects a new base domain, which hive never lets a ClusterDeployment change', () => {
+    const diff = diffFleets(
+      compiled(snoSite()),
+      compiled(snoSite().replace('baseDomain: example.com', 'baseDomain: example.org')),
+    );
+    const cd = diff.dangers.find((d) => d.message.startsWith('ClusterDeployment'));
+    expect(cd).toMatchObject({ code: 'IMMUTABLE_FIELD_CHANGED', impact: 'rejected' });
+    expect(cd!.message).toContain('spec.baseDomain');
+    expect(worstImpact(diff.dangers)).toBe('rejected');
+  });
+
+  it('leaves label changes and holdInstallation safe, and gives every danger its impact', () => {
+    const safe = diffFleets(
+      compiled(snoSite()),
+      compiled(
+        snoSite({
+          cluster: '      holdInstallation: true\n      clusterLabels:\n        tier: gold\n',
+        }),
+      ),
+    );
+    expect([...safe.dangers, ...safe.installTimeOnly]).toEqual([]);
+    expect(worstImpact([])).toBe('safe');
+    const renamed = diffFleets(
+      compiled(snoSite({ name: 'edge-a' })),
+      compiled(snoSite({ name: 'edge-b' })),
+    );
+    expect(renamed.dangers).toEqual([
+      expect.objectContaining({
+        code: 'CLUSTER_RENAMED',
+        impact: 'dangerous',
+        renamedTo: 'edge-b',
+      }),
+    ]);
+  });
+
+  it('prints install-time-only changes as notes, without failing the diff', () => {
+    const dir = versions(
+      snoSite(),
+      snoSite({ cluster: '      additionalNTPSources:\n        - 10.0.0.5\n' }),
+    );
+    const { status, stdout } = siteforge(['diff', 'old', 'new'], dir);
+    expect(status).toBe(0);
+    expect(stdout).toContain(
+      'note INSTALL_TIME_ONLY (cluster sno1): InfraEnv sno1: spec.additionalNTPSources changed',
+    );
+    expect(stdout).toContain(
+      '1 cluster(s) changed, 0 dangerous change(s), 1 install-time-only change(s)',
+    );
   });
 });

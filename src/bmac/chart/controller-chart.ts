@@ -22,6 +22,7 @@ export const ControllerPort = {
   Probes: 8081,
   Images: 8082,
   AgentApi: ASSISTED_DEFAULTS.agentApiPort,
+  Dashboard: 8084,
 } as const;
 
 /** The chart's Secret holding the image server's key is `<release>` followed by this. */
@@ -137,6 +138,9 @@ const HELM = {
       '{{- end }}',
       '{{- with .Values.assisted.openshiftInstallPath }}',
       '- {{ printf "--openshift-install-path=%s" . | quote }}',
+      '{{- end }}',
+      '{{- if .Values.dashboard.enabled }}',
+      `- "--dashboard-bind-address=:${String(ControllerPort.Dashboard)}"`,
       '{{- end }}',
       '{{- range .Values.namespaces }}',
       '- {{ printf "--namespace=%s" . | quote }}',
@@ -271,6 +275,7 @@ export class ControllerChart extends Chart {
             { name: 'probes', number: ControllerPort.Probes },
             { name: 'images', number: ControllerPort.Images },
             { name: 'agent-api', number: ControllerPort.AgentApi },
+            { name: 'dashboard', number: ControllerPort.Dashboard },
           ],
           liveness: kplus.Probe.fromHttpGet('/healthz', { port: ControllerPort.Probes }),
           readiness: kplus.Probe.fromHttpGet('/readyz', { port: ControllerPort.Probes }),
@@ -307,6 +312,7 @@ export class ControllerChart extends Chart {
       ['images', ControllerPort.Images],
       ['metrics', ControllerPort.Metrics],
       ['agent-api', ControllerPort.AgentApi],
+      ['dashboard', ControllerPort.Dashboard],
     ] as const) {
       const service = new kplus.Service(this, `${id}-service`, {
         metadata: { name: `${name}-${id}`, namespace, labels },
@@ -343,6 +349,7 @@ const RENDERED_IF: Readonly<Record<string, string>> = {
     'and .Values.assisted.enabled (not .Values.assisted.agentTokenKey.existingSecret)',
   [`ConfigMap/${token('name')}${OS_IMAGES_SUFFIX}`]: '.Values.assisted.osImages',
   [`Service/${token('name')}-agent-api`]: '.Values.assisted.enabled',
+  [`Service/${token('name')}-dashboard`]: '.Values.dashboard.enabled',
 };
 
 const HEADER =
@@ -488,6 +495,13 @@ assisted:
   openshiftInstallPath: ""
   # The discovery ISO InfraEnvs get: minimal-iso (the rootfs is downloaded at boot) or full-iso.
   discoveryIsoType: ${ASSISTED_DEFAULTS.discoveryIsoType}
+
+# The fleet dashboard (docs/dashboard.md): a read-only web page of every site's state, problems
+# and timeline, on port ${String(ControllerPort.Dashboard)} behind the <release>-dashboard Service (ClusterIP). It has no
+# login: reach it with \`oc port-forward svc/<release>-dashboard ${String(ControllerPort.Dashboard)}\` or put an
+# authenticating proxy in front; never a public route as it is.
+dashboard:
+  enabled: false
 
 # V8's heap limit (MB, NODE_OPTIONS=--max-old-space-size): without it the heap grows toward a
 # quarter of the node's memory; 3,500 hosts need about 100 MB of live objects.

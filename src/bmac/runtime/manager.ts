@@ -12,6 +12,7 @@ import { KubeApiError, KubeApiErrorCode } from '../../kube/index.js';
 import { SiteForgeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { gvkKey, ObjectCache } from './cache.js';
+import type { ObjectStore } from './cache.js';
 import { requestKey, requestOf } from './contract.js';
 import type {
   Controller,
@@ -121,6 +122,8 @@ export class Manager {
   private readonly clock: RuntimeClock;
   private readonly runners: Runner[] = [];
   private readonly informers = new Map<string, Informer>();
+  /** Informers of kinds only observers asked for: not in the cache, not in readiness. */
+  private readonly observers = new Map<string, Informer>();
   private readonly writes: TokenBucket;
   private readonly eventWrites: TokenBucket;
   private term = unboundedController();
@@ -188,15 +191,28 @@ export class Manager {
   }
 
   /**
-   * Calls `listener` with every change the informer of `gvk` applies to the cache (an informer
-   * is started for the kind if no controller declared it): for read-only views of the cache,
-   * such as the fleet dashboard, which must not list and watch the hub a second time. The kind
-   * counts toward readiness like a controller's. Add before `start()`.
+   * Calls `listener` with every change the informer of `gvk` applies (the controllers' own
+   * informer when one declared the kind): for read-only views of the hub, such as the fleet
+   * dashboard, which must not list and watch it a second time. A kind no controller declared
+   * gets an informer of its own, outside the cache and outside readiness (observersSynced
+   * tells when it has listed). Add before `start()`.
    */
   observe(gvk: GroupVersionKind, listener: (event: InformerEvent) => void): void {
     if (this.started) throw new SiteForgeError('RUNTIME_STARTED', 'observe kinds before start()');
-    this.informerFor(gvk);
-    this.informers.get(gvkKey(gvk))!.on(listener);
+    const key = gvkKey(gvk);
+    let informer = this.informers.get(key) ?? this.observers.get(key);
+    if (informer === undefined) {
+      // A kind no controller declared: watched for the observer alone, so a hub without its
+      // CRD never keeps the controllers from becoming ready.
+      informer = this.newInformer(gvk, new ObjectCache().storeFor(gvk));
+      this.observers.set(key, informer);
+    }
+    informer.on(listener);
+  }
+
+  /** Whether the kinds observed (observe) beyond the controllers' have been listed. */
+  observersSynced(): boolean {
+    return [...this.observers.values()].every((i) => i.hasSynced());
   }
 
   /**
@@ -245,6 +261,7 @@ export class Manager {
       );
     }
     for (const informer of this.informers.values()) informer.start();
+    for (const informer of this.observers.values()) informer.start();
     void Promise.all([...this.informers.values()].map((i) => i.whenSynced())).then(() => {
       this.synced = true;
       this.options.log.info({ kinds: this.informers.size }, 'caches synced');
@@ -320,6 +337,7 @@ export class Manager {
         );
     }
     for (const informer of this.informers.values()) informer.stop();
+    for (const informer of this.observers.values()) informer.stop();
     await Promise.race([
       Promise.all(this.runners.map((r) => r.events.flush())),
       new Promise<void>((resolve) =>
@@ -331,10 +349,18 @@ export class Manager {
   private informerFor(gvk: GroupVersionKind): void {
     const key = gvkKey(gvk);
     if (this.informers.has(key)) return;
-    const informer = new Informer({
+    const informer = this.newInformer(gvk, this.cache.storeFor(gvk));
+    informer.on((event) => {
+      this.dispatch(gvk, event);
+    });
+    this.informers.set(key, informer);
+  }
+
+  private newInformer(gvk: GroupVersionKind, store: ObjectStore): Informer {
+    return new Informer({
       client: this.options.client,
       gvk,
-      store: this.cache.storeFor(gvk),
+      store,
       clock: this.clock,
       log: this.options.log,
       ...(this.options.namespaces !== undefined && { namespaces: this.options.namespaces }),
@@ -348,10 +374,6 @@ export class Manager {
         this.metrics.informerRestart(gvk.kind, reason);
       },
     });
-    informer.on((event) => {
-      this.dispatch(gvk, event);
-    });
-    this.informers.set(key, informer);
   }
 
   /** Turns an informer event into keys of the controllers that care. */

@@ -91,6 +91,11 @@ export function App({ store }: { readonly store: FleetStore }): JSX.Element {
         <p class="loading">Loading the fleet…</p>
       ) : (
         <main>
+          {!view.synced && (
+            <p class="banner" data-testid="syncing">
+              The controller is still listing the hub: the counts below are partial.
+            </p>
+          )}
           <Totals view={view} filter={filter} setFilter={setFilter} />
           <div class="columns">
             <Waves view={view} filter={filter} setFilter={setFilter} />

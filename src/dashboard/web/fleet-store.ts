@@ -15,6 +15,8 @@ export interface FleetView {
   readonly totals: FleetTotals | undefined;
   readonly waves: readonly WaveSummary[];
   readonly connection: Connection;
+  /** False while the controller is still listing the hub. */
+  readonly synced: boolean;
   /** When the last snapshot or update arrived (browser clock). */
   readonly updatedAt: number | undefined;
   /** Bumped on every change, for memoised views. */
@@ -29,6 +31,7 @@ export class FleetStore {
     totals: undefined,
     waves: [],
     connection: 'connecting',
+    synced: true,
     updatedAt: undefined,
     version: 0,
   };
@@ -46,6 +49,7 @@ export class FleetStore {
         rows: this.rows,
         totals: snapshot.totals,
         waves: snapshot.waves,
+        synced: snapshot.synced,
         connection: 'live',
       });
     });
@@ -53,7 +57,12 @@ export class FleetStore {
       const update = JSON.parse((event as MessageEvent<string>).data) as FleetUpdate;
       for (const key of update.removed) this.rows.delete(key);
       for (const row of update.changed) this.rows.set(row.key, row);
-      this.set({ rows: this.rows, totals: update.totals, waves: update.waves });
+      this.set({
+        rows: this.rows,
+        totals: update.totals,
+        waves: update.waves,
+        synced: update.synced,
+      });
     });
     source.addEventListener('open', () => {
       this.set({ connection: 'live' });

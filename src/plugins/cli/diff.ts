@@ -113,8 +113,15 @@ export function formatDiff(diff: FleetDiff): string {
       `  hint: ${danger.hint}`,
     );
   }
+  for (const note of diff.installTimeOnly) {
+    lines.push(
+      `note ${note.code} (cluster ${note.cluster}): ${note.message}`,
+      `  hint: ${note.hint}`,
+    );
+  }
+  const installTime = diff.installTimeOnly.length;
   lines.push(
-    `${String(diff.clusters.length)} cluster(s) changed, ${String(diff.dangers.length)} dangerous change(s)`,
+    `${String(diff.clusters.length)} cluster(s) changed, ${String(diff.dangers.length)} dangerous change(s)${installTime > 0 ? `, ${String(installTime)} install-time-only change(s)` : ''}`,
   );
   return `${lines.join('\n')}\n`;
 }

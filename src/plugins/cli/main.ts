@@ -38,6 +38,8 @@ Commands:
   argocd generate|discover|parameters
                      the Argo CD config-management plugin (run by argocd-cmp-server in the
                      app directory; options come from the Application, see docs/argocd.md)
+  argocd apps [PATH] the Argo CD Applications of a fleet, at most 1,000 sites each, every site
+                     kept in its Application from run to run (siteforge argocd apps --help)
   kustomize-plugin FILE
                      the kustomize exec plugin for ran.openshift.io SiteConfig generators
   apply PATH...      server-side apply the objects to a hub, wave by wave (field manager siteforge)
@@ -45,6 +47,9 @@ Commands:
   bmc info|power|boot-iso|eject --address URL --username-file F --password-file F
                      drive one BMC through Redfish as the controller does (siteforge bmc --help)
   controller         run the BMAC controller on a hub until SIGTERM (siteforge controller --help)
+  rollout plan --from REV [--to REV] [REPO]
+                     plan the rollout of a change between two git revisions in waves, by the
+                     repository's rollout policy (siteforge rollout plan --help)
   rollout run|pause|resume|abort|status
                      drive a rollout plan against a hub in waves with health gates, and
                      steer it (siteforge rollout --help, docs/rollout.md)
@@ -68,7 +73,8 @@ Options:
   -v, --version      print the version
 
 Exit codes: 0 success, 1 invalid input (or rejected by the hub), 2 usage error,
-3 dangerous change (diff) or hub unreachable (apply, check).
+3 dangerous change (diff), sites held out of the waves (rollout plan) or hub unreachable
+(apply, check).
 `;
 
 interface ParsedArgs {
@@ -172,8 +178,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const { runBmcCommand } = await import('./bmc-command.js');
       return await runBmcCommand(argv.slice(1), io);
     }
+    if (argv[0] === 'argocd' && argv[1] === 'apps') {
+      // A command for people, with options; the other argocd commands are the plugin's.
+      const { runArgoCdAppsCommand } = await import('./argocd-apps-command.js');
+      return await runArgoCdAppsCommand(argv.slice(2), io);
+    }
     if (argv[0] === 'rollout') {
-      // Its own options; loaded on demand, as it loads client-node.
+      // `rollout plan` reads git objects; the other rollout commands drive a hub and load
+      // client-node. Each has its own options and is loaded on demand.
+      if (argv[1] === 'plan') {
+        const { runRolloutPlanCommand } = await import('./rollout-plan-command.js');
+        return await runRolloutPlanCommand(argv.slice(2), io);
+      }
       const { runRolloutCommand } = await import('./rollout-run-command.js');
       return await runRolloutCommand(argv.slice(1), io);
     }

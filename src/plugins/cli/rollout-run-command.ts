@@ -47,6 +47,9 @@ import type { CliIo } from './cli-io.js';
 const USAGE = `Usage: siteforge rollout <command> [options]
 
 Commands:
+  plan --from REV [--to REV] [REPO]
+                     plan the rollout of a change between two git revisions of the sites
+                     repository (siteforge rollout plan --help); --json writes PLAN.json
   run PLAN.json --name NAME --target argocd|apply [options]
                      create the Rollout NAME on the hub from a plan (siteforge rollout plan
                      --json) and drive it until it succeeds, a gate fails or it is aborted

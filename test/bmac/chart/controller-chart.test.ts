@@ -253,6 +253,7 @@ describe('Helm chart siteforge-controller', () => {
     >;
     expect(Object.keys(values).sort()).toEqual([
       'assisted',
+      'dashboard',
       'heapLimitMb',
       'image',
       'imageServer',
@@ -468,6 +469,23 @@ describe('Helm chart siteforge-controller', () => {
     const container = containerOf(objects);
     expect(container.args).toContain('--assisted=false');
     expect(parseControllerArgs(container.args.slice(1))).toMatchObject({ assisted: false });
+  });
+
+  it('serves the fleet dashboard behind a ClusterIP Service only when dashboard.enabled', () => {
+    const off = helmTemplate();
+    expect(off.filter((o) => o.metadata.name === 'edge-dashboard')).toEqual([]);
+    expect(parseControllerArgs(containerOf(off).args.slice(1))).not.toHaveProperty(
+      'dashboardBindAddress',
+    );
+    const on = helmTemplate('--set', 'dashboard.enabled=true');
+    const service = on.find((o) => o.kind === 'Service' && o.metadata.name === 'edge-dashboard');
+    expect(service?.['spec']).toMatchObject({
+      type: 'ClusterIP',
+      ports: [{ name: 'dashboard', port: 8084, targetPort: 8084 }],
+    });
+    expect(parseControllerArgs(containerOf(on).args.slice(1))).toMatchObject({
+      dashboardBindAddress: { host: '', port: 8084 },
+    });
   });
 
   it('passes only flags that `siteforge controller` parses, with the values given', () => {

@@ -11,9 +11,11 @@ import { Manager } from '../../../src/bmac/runtime/manager.js';
 import type { ManagerOptions } from '../../../src/bmac/runtime/manager.js';
 import { RuntimeMetrics } from '../../../src/bmac/runtime/metrics.js';
 import { ProbeServer } from '../../../src/bmac/runtime/probe-server.js';
-import type { KubeObject } from '../../../src/kube/index.js';
+import { KubeApiError } from '../../../src/kube/index.js';
+import type { GroupVersionKind, KubeObject, ScopeOptions } from '../../../src/kube/index.js';
 import { createLogger } from '../../../src/shared/logger.js';
 import { FakeApiServer } from '../../fakes/fake-api-server.js';
+import type { InformerEvent } from '../../../src/bmac/runtime/informer.js';
 import { ManualClock, settle } from '../../fakes/manual-clock.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
@@ -353,6 +355,36 @@ describe('Manager', () => {
       source: { component: 'configmaps' },
       count: 3,
     });
+  });
+
+  it("lets an observer share the controllers' informer, and watch other kinds without holding back readiness", async () => {
+    const ROLLOUT = { apiVersion: 'siteforge.io/v1alpha1', kind: 'Rollout' };
+    // A hub without the Rollout CRD: lists of it fail as the API server answers them.
+    class HubWithoutRollouts extends FakeApiServer {
+      override list(gvk: GroupVersionKind, options?: ScopeOptions) {
+        if (gvk.kind === ROLLOUT.kind)
+          return Promise.reject(
+            new KubeApiError(404, 'NotFound', 'the server could not find the requested resource'),
+          );
+        return super.list(gvk, options);
+      }
+    }
+    const server = new HubWithoutRollouts();
+    const { manager } = setup({ client: server });
+    server.seed(configMap('a'));
+    const seen: InformerEvent[] = [];
+    manager.add(scriptedController().controller);
+    manager.observe(CM, (event) => seen.push(event));
+    manager.observe(ROLLOUT, (event) => seen.push(event));
+    manager.start();
+    await settle();
+    expect(manager.readiness()).toMatchObject({ synced: true, ready: true });
+    expect(manager.observersSynced()).toBe(false);
+    expect(seen.map((e) => [e.type, e.object.metadata.name])).toEqual([['add', 'a']]);
+    expect(server.requests.filter((r) => r === 'list ConfigMap')).toHaveLength(1);
+    expect(() => {
+      manager.observe(CM, () => undefined);
+    }).toThrow(/before start/);
   });
 
   it('counts informer restarts and answers probes', async () => {
