@@ -101,3 +101,4 @@ await (await import('./cmp.js')).runCmpBench(); // the Argo CD plugin's figures 
 await (await import('./redfish.js')).runRedfishBench(); // the Redfish client's figures (bench/redfish.js)
 await (await import('./images.js')).runImageBench(); // the image server's figures (bench/images.js)
 await (await import('./assisted.js')).runAssistedBench(); // the assisted core's figures (bench/assisted.js)
+await (await import('./fleet.js')).runFleetBench(); // the whole fleet from apply to installed (bench/fleet.js)

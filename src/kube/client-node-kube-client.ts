@@ -22,6 +22,7 @@ import type {
 } from '@kubernetes/client-node';
 import { KubeApiError, KubeApiErrorCode, KubeUnreachableError } from './errors.js';
 import type { KubeStatusCause } from './errors.js';
+import { keepAliveAgent } from './keep-alive.js';
 import type {
   ApplyOptions,
   DeleteOptions,
@@ -103,6 +104,7 @@ export class ClientNodeKubeClient implements KubeClient {
     if (!cluster) throw new KubeUnreachableError('the kubeconfig has no current cluster');
     this.server = cluster.server;
     const timeoutMs = options.requestTimeoutMs ?? 30_000;
+    const reuseAgent = keepAliveAgent();
     const configuration = createConfiguration({
       baseServer: new ServerConfiguration(cluster.server, {}),
       authMethods: { default: kubeConfig },
@@ -114,6 +116,8 @@ export class ClientNodeKubeClient implements KubeClient {
             // them silently and the object read back would differ from what was sent.
             if (context.getHttpMethod() === HttpMethod.PATCH)
               context.setQueryParam('fieldValidation', 'Strict');
+            // An apply of thousands of objects reuses keep-alive connections.
+            reuseAgent(context);
             return Promise.resolve(context);
           },
           post: (response: ResponseContext): Promise<ResponseContext> => Promise.resolve(response),
