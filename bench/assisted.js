@@ -31,7 +31,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { freePort, metricSum, pool } from './support.js';
+import { apiRequestBreakdown, freePort, metricSum, pool } from './support.js';
 
 const here = fileURLToPath(import.meta.url);
 const root = join(here, '..', '..');
@@ -160,20 +160,6 @@ async function runAgents() {
 }
 
 // ---- parent ---------------------------------------------------------------------------------
-
-/** The API request counters as [`verb resource code`, count], largest first. */
-function breakdown(text) {
-  const rows = [];
-  for (const line of text.split('\n')) {
-    const m = /^siteforge_api_requests_total\{([^}]*)\}\s+(\S+)/.exec(line);
-    if (m === null) continue;
-    const labels = Object.fromEntries(
-      [...m[1].matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]),
-    );
-    rows.push([`${labels.verb} ${labels.resource ?? '-'} ${labels.code}`, Number(m[2])]);
-  }
-  return rows.sort((a, b) => b[1] - a[1]);
-}
 
 function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
@@ -494,7 +480,7 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
     const allWrites = metricSum(atEnd, 'siteforge_api_requests_total', isWrite);
     if (VERBOSE) {
       console.log('  api requests (verb resource code: count):');
-      for (const [k, v] of breakdown(atEnd)) console.log(`    ${k}: ${v}`);
+      for (const [k, v] of apiRequestBreakdown(atEnd)) console.log(`    ${k}: ${v}`);
     }
     controller.kill('SIGTERM');
     await exited;

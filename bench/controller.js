@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { freePort, metricSum, pool } from './support.js';
+import { apiRequestBreakdown, freePort, metricSum, pool } from './support.js';
 
 const here = fileURLToPath(import.meta.url);
 const root = join(here, '..', '..');
@@ -54,20 +54,6 @@ if (process.argv[2] === '--fleet') {
   });
 } else if (process.argv[1] === here) {
   await runControllerBench();
-}
-
-/** The API request counters as [`verb resource code`, count], largest first. */
-function breakdown(text) {
-  const rows = [];
-  for (const line of text.split('\n')) {
-    const m = /^siteforge_api_requests_total\{([^}]*)\}\s+(\S+)/.exec(line);
-    if (m === null) continue;
-    const labels = Object.fromEntries(
-      [...m[1].matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]),
-    );
-    rows.push([`${labels.verb} ${labels.resource ?? '-'} ${labels.code}`, Number(m[2])]);
-  }
-  return rows.sort((a, b) => b[1] - a[1]);
 }
 
 /** The soft limit of open files of this process (inherited by its children). */
@@ -222,10 +208,10 @@ async function benchSize(n, { startHub }, { ClientNodeRuntimeKubeClient }) {
     const after = metricSum(atEnd, 'siteforge_api_requests_total', nonWatch);
     if (VERBOSE) {
       console.log(`  api requests until every boot (verb resource code: count):`);
-      for (const [k, v] of breakdown(atBoot)) console.log(`    ${k}: ${v}`);
+      for (const [k, v] of apiRequestBreakdown(atBoot)) console.log(`    ${k}: ${v}`);
       console.log(`  api requests in the steady window:`);
-      const base = new Map(breakdown(atBoot));
-      for (const [k, v] of breakdown(atEnd))
+      const base = new Map(apiRequestBreakdown(atBoot));
+      for (const [k, v] of apiRequestBreakdown(atEnd))
         if (v !== (base.get(k) ?? 0)) console.log(`    ${k}: ${v - (base.get(k) ?? 0)}`);
       for (const line of atBoot.split('\n'))
         if (/^siteforge_reconcile_(total|duration_seconds_(sum|count))/.test(line))

@@ -102,3 +102,4 @@ await (await import('./rollout-run.js')).runRolloutRunBench(); // a 3,500-site r
 await (await import('./redfish.js')).runRedfishBench(); // the Redfish client's figures (bench/redfish.js)
 await (await import('./images.js')).runImageBench(); // the image server's figures (bench/images.js)
 await (await import('./assisted.js')).runAssistedBench(); // the assisted core's figures (bench/assisted.js)
+await (await import('./fleet.js')).runFleetBench(); // the whole fleet from apply to installed (bench/fleet.js)

@@ -37,3 +37,17 @@ export function metricSum(text, name, keep = () => true) {
   }
   return sum;
 }
+
+/** The API request counters of a controller's /metrics as [`verb resource code`, count], largest first. */
+export function apiRequestBreakdown(text) {
+  const rows = [];
+  for (const line of text.split('\n')) {
+    const m = /^siteforge_api_requests_total\{([^}]*)\}\s+(\S+)/.exec(line);
+    if (m === null) continue;
+    const labels = Object.fromEntries(
+      [...m[1].matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]),
+    );
+    rows.push([`${labels.verb} ${labels.resource ?? '-'} ${labels.code}`, Number(m[2])]);
+  }
+  return rows.sort((a, b) => b[1] - a[1]);
+}

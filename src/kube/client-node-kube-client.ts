@@ -4,7 +4,6 @@
  * errors are turned into KubeApiError / KubeUnreachableError here and never passed on, because
  * its `ApiException` message carries the whole HTTP response.
  */
-import { Agent as HttpsAgent } from 'node:https';
 import {
   ApiException,
   createConfiguration,
@@ -23,6 +22,7 @@ import type {
 } from '@kubernetes/client-node';
 import { KubeApiError, KubeApiErrorCode, KubeUnreachableError } from './errors.js';
 import type { KubeStatusCause } from './errors.js';
+import { keepAliveAgent } from './keep-alive.js';
 import type {
   ApplyOptions,
   DeleteOptions,
@@ -104,7 +104,7 @@ export class ClientNodeKubeClient implements KubeClient {
     if (!cluster) throw new KubeUnreachableError('the kubeconfig has no current cluster');
     this.server = cluster.server;
     const timeoutMs = options.requestTimeoutMs ?? 30_000;
-    let shared: HttpsAgent | undefined;
+    const reuseAgent = keepAliveAgent();
     const configuration = createConfiguration({
       baseServer: new ServerConfiguration(cluster.server, {}),
       authMethods: { default: kubeConfig },
@@ -112,18 +112,12 @@ export class ClientNodeKubeClient implements KubeClient {
         {
           pre: (context: RequestContext): Promise<RequestContext> => {
             context.setSignal(AbortSignal.timeout(timeoutMs));
-            // client-node makes a new agent, so a new TLS connection, for every request: most
-            // of the CPU of applying thousands of objects. One keep-alive agent made with the
-            // same TLS options serves them all (credentials in headers stay per request).
-            const fresh = context.getAgent();
-            if (fresh?.constructor === HttpsAgent) {
-              shared ??= new HttpsAgent({ ...fresh.options, keepAlive: true });
-              context.setAgent(shared);
-            }
             // Unknown or duplicate fields are errors, as with kubectl; the default would drop
             // them silently and the object read back would differ from what was sent.
             if (context.getHttpMethod() === HttpMethod.PATCH)
               context.setQueryParam('fieldValidation', 'Strict');
+            // An apply of thousands of objects reuses keep-alive connections.
+            reuseAgent(context);
             return Promise.resolve(context);
           },
           post: (response: ResponseContext): Promise<ResponseContext> => Promise.resolve(response),

@@ -5,7 +5,7 @@
  * client-node's `Watch`, which has no time limit of its own; a watchdog here ends a watch the
  * server should have ended, so a half-open connection cannot leave an informer silent forever.
  */
-import { Agent as HttpsAgent } from 'node:https';
+import { keepAliveAgent } from './keep-alive.js';
 import {
   ApiException,
   createConfiguration,
@@ -73,7 +73,7 @@ export class ClientNodeRuntimeKubeClient implements RuntimeKubeClient {
     this.watchGraceMs = options.watchGraceMs ?? 30_000;
     this.observe = options.onRequest ?? (() => undefined);
     const timeoutMs = options.requestTimeoutMs ?? 30_000;
-    let shared: HttpsAgent | undefined;
+    const reuseAgent = keepAliveAgent();
     const configuration = createConfiguration({
       baseServer: new ServerConfiguration(cluster.server, {}),
       authMethods: { default: kubeConfig },
@@ -81,14 +81,8 @@ export class ClientNodeRuntimeKubeClient implements RuntimeKubeClient {
         {
           pre: (context: RequestContext): Promise<RequestContext> => {
             context.setSignal(AbortSignal.timeout(timeoutMs));
-            // client-node makes a new agent, so a new TLS connection, for every request; a
-            // controller's steady traffic reuses one keep-alive agent made with the same TLS
-            // options (credentials in headers, such as refreshed tokens, are still per request).
-            const fresh = context.getAgent();
-            if (fresh?.constructor === HttpsAgent) {
-              shared ??= new HttpsAgent({ ...fresh.options, keepAlive: true });
-              context.setAgent(shared);
-            }
+            // A controller's steady traffic reuses keep-alive connections.
+            reuseAgent(context);
             return Promise.resolve(context);
           },
           post: (response: ResponseContext): Promise<ResponseContext> => Promise.resolve(response),

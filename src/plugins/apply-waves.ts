@@ -28,6 +28,8 @@ export const ApplyOutcome = {
   Created: 'created',
   Configured: 'configured',
   Unchanged: 'unchanged',
+  /** Applied without reading it first (`confirm: false`): created or changed, not told which. */
+  Applied: 'applied',
 } as const;
 export type ApplyOutcome = (typeof ApplyOutcome)[keyof typeof ApplyOutcome];
 
@@ -74,6 +76,13 @@ export interface ApplyWavesOptions<S> {
   readonly pollIntervalMs?: number;
   /** Requests in flight at once. @default 8 */
   readonly concurrency?: number;
+  /**
+   * Read each object before applying it (to tell created, configured and unchanged apart) and
+   * wait until a wave's objects can be read before the next wave. `false` sends the applies and
+   * goes on once each is answered (a server-side apply's answer is the stored object): a third
+   * of the requests, for a simulated fleet of thousands of sites. @default true
+   */
+  readonly confirm?: boolean;
   /** Injected for tests. @default node:timers/promises setTimeout */
   readonly sleep?: (ms: number) => Promise<unknown>;
 }
@@ -128,6 +137,7 @@ export async function applyInWaves<S>(
   options: ApplyWavesOptions<S> = {},
 ): Promise<ApplyWavesResult<S>> {
   const dryRun = options.dryRun ?? false;
+  const confirm = options.confirm ?? true;
   const sleep = options.sleep ?? sleepMs;
   const result: ApplyWavesResult<S> = { applied: [], rejected: [], skippedWaves: [] };
   const namespaces = new NamespaceExistence(
@@ -149,13 +159,15 @@ export async function applyInWaves<S>(
         object = { ...object, metadata: { ...object.metadata, namespace: standInNamespace } };
       }
       try {
-        const before = await client.get(refOf(object));
+        const before = confirm ? await client.get(refOf(object)) : undefined;
         const after = await client.apply(object, { fieldManager: FIELD_MANAGER, dryRun });
-        const outcome = !before
-          ? ApplyOutcome.Created
-          : before.metadata.resourceVersion === after.metadata.resourceVersion
-            ? ApplyOutcome.Unchanged
-            : ApplyOutcome.Configured;
+        const outcome = !confirm
+          ? ApplyOutcome.Applied
+          : !before
+            ? ApplyOutcome.Created
+            : before.metadata.resourceVersion === after.metadata.resourceVersion
+              ? ApplyOutcome.Unchanged
+              : ApplyOutcome.Configured;
         const applied: AppliedObject<S> = {
           item,
           wave,
@@ -173,7 +185,7 @@ export async function applyInWaves<S>(
     const rejected = outcomes.filter((o): o is RejectedObject<S> => 'error' in o);
     result.applied.push(...applied);
     result.rejected.push(...rejected);
-    if (!dryRun && rejected.length === 0) {
+    if (!dryRun && confirm && rejected.length === 0) {
       await waitUntilExist(
         client,
         wave,

@@ -93,6 +93,22 @@ export class GitRepository {
     return new GitRepository(resolve(top), prefix === '' ? '.' : prefix);
   }
 
+  /** The URL of the remote `origin`, if the repository has one. */
+  async originUrl(): Promise<string | undefined> {
+    try {
+      const url = (
+        await simpleGit({ baseDir: this.top, timeout: { block: 30_000 } }).raw([
+          'remote',
+          'get-url',
+          'origin',
+        ])
+      ).trim();
+      return url === '' ? undefined : url;
+    } catch {
+      return undefined;
+    }
+  }
+
   /**
    * The commit a revision names (a branch, a tag, a commit id, `HEAD~3`).
    * @throws UsageError when it names no commit

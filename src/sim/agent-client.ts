@@ -13,6 +13,12 @@ import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { WireInventory } from '../assisted/model.js';
+import {
+  BOOTSTRAP_STAGES,
+  MASTER_STAGES,
+  SNO_STAGES,
+  WORKER_STAGES,
+} from '../assisted/state/host-stages.js';
 
 /** A host the agent pretends to run on. */
 export interface HostDescription {
@@ -301,6 +307,14 @@ export class AgentClient {
     };
   }
 
+  /**
+   * Forgets the replies sent for a host: its agent process started again (it registers anew),
+   * so it sends every step's output again, as a fresh agent does.
+   */
+  forget(hostId: string): void {
+    this.replyCache.delete(hostId);
+  }
+
   /** Closes the Pool (when it is the client's own). */
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
@@ -583,56 +597,38 @@ function stepOutput(host: HostDescription, step: ReceivedStep): unknown {
   }
 }
 
-/** Stages the installer reports, by role (assisted-service `host/common.go`). */
+/**
+ * Stages the installer reports, by role: upstream's lists (assisted-service `host/common.go`),
+ * which the installer and the service share.
+ */
 export function installStages(role: 'bootstrap' | 'master' | 'worker' | 'sno'): readonly string[] {
   switch (role) {
     case 'bootstrap':
-      return [
-        'Starting installation',
-        'Installing',
-        'Writing image to disk',
-        'Copying registry data to disk',
-        'Waiting for control plane',
-        'Waiting for bootkube',
-        'Waiting for controller',
-        'Rebooting',
-        'Configuring',
-        'Joined',
-        'Done',
-      ];
+      return BOOTSTRAP_STAGES;
     case 'master':
-      return [
-        'Starting installation',
-        'Installing',
-        'Writing image to disk',
-        'Copying registry data to disk',
-        'Rebooting',
-        'Configuring',
-        'Joined',
-        'Done',
-      ];
+      return MASTER_STAGES;
     case 'worker':
-      return [
-        'Starting installation',
-        'Installing',
-        'Writing image to disk',
-        'Waiting for control plane',
-        'Rebooting',
-        'Waiting for ignition',
-        'Configuring',
-        'Joined',
-        'Done',
-      ];
+      return WORKER_STAGES;
     case 'sno':
-      return [
-        'Starting installation',
-        'Installing',
-        'Waiting for bootkube',
-        'Writing image to disk',
-        'Copying registry data to disk',
-        'Rebooting',
-        'Joined',
-        'Done',
-      ];
+      return SNO_STAGES;
   }
+}
+
+/** The stages of the installer an install step starts, from the step's request (its args[0]). */
+export function installStagesOf(request: string | undefined): readonly string[] {
+  let parsed: { role?: string; control_plane_count?: number } = {};
+  try {
+    parsed = JSON.parse(request ?? '{}') as typeof parsed;
+  } catch {
+    // an install step without a request: a plain master
+  }
+  const role =
+    parsed.role === 'bootstrap'
+      ? parsed.control_plane_count === 1
+        ? 'sno'
+        : 'bootstrap'
+      : parsed.role === 'worker'
+        ? 'worker'
+        : 'master';
+  return installStages(role);
 }

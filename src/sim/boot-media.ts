@@ -140,9 +140,11 @@ export async function bootLiveIso(
     throw new BootMediaError(
       `none of the initrds (${entry.initrds.join(', ')}) carries an ignition config`,
     );
+  // assisted-service quotes the URL (`coreos.live.rootfs_url="http://…"`); the kernel drops them.
   const rootfsUrl = entry.kernelArguments
     .find((arg) => arg.startsWith('coreos.live.rootfs_url='))
-    ?.slice('coreos.live.rootfs_url='.length);
+    ?.slice('coreos.live.rootfs_url='.length)
+    .replace(/^"(.*)"$/, '$1');
   if (rootfsUrl !== undefined) await readUrl(rootfsUrl);
   else if (await findIsoFile(media, '/images/pxeboot/rootfs.img'))
     await readWhole(media, '/images/pxeboot/rootfs.img');

@@ -11,7 +11,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { BootEvent, SimulatedBmc } from '../bmac/redfish/sim/index.js';
-import { AgentClient, installStages } from './agent-client.js';
+import { AgentClient, installStagesOf } from './agent-client.js';
 import type { AgentExchange, HostDescription, ReceivedSteps } from './agent-client.js';
 import { bootLiveIso, HttpRangeMedia } from './boot-media.js';
 import type { FirmwareBootMode, TransferCounter } from './boot-media.js';
@@ -46,8 +46,13 @@ export interface SimTimings {
   readonly stageMs: number;
   /** The most an agent waits between two polls (it waits less when the service says so). */
   readonly pollMs: number;
-  /** From power-on (or a restart) to the firmware picking a boot device: POST. */
+  /** From power-on to the firmware picking a boot device (POST). */
   readonly postMs: number;
+  /**
+   * From the installer's `Rebooting` report to the firmware picking the boot device again:
+   * assisted-installer reboots with `shutdown -r +1`, then the server runs its POST.
+   */
+  readonly rebootMs: number;
 }
 
 /** What every host of a fleet shares. */
@@ -104,7 +109,7 @@ export class SimHost {
         return;
       }
       this.setPhase(HostPhase.Rebooting, 'booting the installed system');
-      void this.after(life, this.context.timings.postMs, () => this.runInstalled(life));
+      void this.after(life, this.context.timings.stageMs, () => this.runInstalled(life));
       return;
     }
     this.isoBoots++;
@@ -208,6 +213,8 @@ export class SimHost {
       let waitMs = pollMs;
       try {
         if (!registered) {
+          // A registration is a fresh agent process: it has sent nothing yet.
+          client.forget(description.hostId);
           const answer = await this.call(() => client.register(description.hostId));
           if (!this.alive(life)) return;
           if (answer.status === 201) registered = true;
@@ -248,7 +255,7 @@ export class SimHost {
     request: string | undefined,
   ): Promise<void> {
     this.setPhase(HostPhase.Installing);
-    const stages = stagesOf(request);
+    const stages = installStagesOf(request);
     const faults = this.spec.faults;
     for (const [i, stage] of stages.entries()) {
       if (!this.alive(life)) return;
@@ -295,7 +302,7 @@ export class SimHost {
   private async rebootIntoDisk(): Promise<void> {
     const next = this.restart();
     this.setPhase(HostPhase.Rebooting, 'restarting after writing the disk');
-    await this.sleep(next, this.context.timings.postMs);
+    await this.sleep(next, this.context.timings.rebootMs);
     if (!this.alive(next)) return;
     this.bmc.restartFromHost();
   }
@@ -392,25 +399,6 @@ function secondsOf(steps: ReceivedSteps): number {
   return Number.isFinite(steps.next_instruction_seconds) && steps.next_instruction_seconds > 0
     ? steps.next_instruction_seconds
     : 60;
-}
-
-/** The stages of the installer the install step starts, from its request. */
-function stagesOf(request: string | undefined): readonly string[] {
-  let parsed: { role?: string; control_plane_count?: number } = {};
-  try {
-    parsed = JSON.parse(request ?? '{}') as typeof parsed;
-  } catch {
-    // an install step without a request: a plain master
-  }
-  const role =
-    parsed.role === 'bootstrap'
-      ? parsed.control_plane_count === 1
-        ? 'sno'
-        : 'bootstrap'
-      : parsed.role === 'worker'
-        ? 'worker'
-        : 'master';
-  return installStages(role);
 }
 
 /** Another MAC on the same NIC vendor prefix: the cable in the wrong port, or a typo. */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { KubeApiError } from '../../src/kube/errors.js';
 import type { KubeObject } from '../../src/kube/kube-client.js';
 import { applyInWaves, groupByWave, WaveTimeoutError } from '../../src/plugins/apply-waves.js';
@@ -75,6 +75,30 @@ describe('applyInWaves', () => {
     expect(third.applied.map((a) => `${a.item.source} ${a.outcome}`)).toContain(
       'BareMetalHost/node-1 configured',
     );
+  });
+
+  it('without confirm, applies wave by wave reading nothing, and says applied', async () => {
+    const client = new FakeKubeClient();
+    const reads = vi.spyOn(client, 'get');
+    const seen: number[] = [];
+    const result = await applyInWaves(client, site, {
+      confirm: false,
+      onWave: (wave) => seen.push(wave),
+    });
+    expect(reads).not.toHaveBeenCalled();
+    expect(client.applied).toEqual([
+      'Namespace sno1',
+      'AgentClusterInstall sno1/sno1',
+      'ManagedCluster sno1',
+      'BareMetalHost sno1/node-1',
+    ]);
+    expect(seen).toEqual([0, 1, 2, 3]);
+    expect(result.applied.map((a) => a.outcome)).toEqual([
+      'applied',
+      'applied',
+      'applied',
+      'applied',
+    ]);
   });
 
   it('stops after a wave with rejections, naming the waves it skipped', async () => {

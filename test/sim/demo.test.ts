@@ -84,7 +84,8 @@ describe('npm run demo', () => {
     const summaryFile = join(dir, 'summary.json');
     const run = await demo([
       ...['--sites-dir', 'sites', '--summary', 'summary.json'],
-      ...['--stage-seconds', '0.5', '--poll-seconds', '1', '--post-seconds', '3'],
+      ...['--stage-seconds', '0.5', '--poll-seconds', '1', '--post-seconds', '1'],
+      ...['--reboot-seconds', '20'],
       // Sites wait 60 s for their ISO to settle before the first boot: idle is longer.
       ...['--idle-seconds', '100', '--fault', `${broken}=bmc-errors`],
     ]);

@@ -40,6 +40,7 @@ const client = hubRuntimeClient();
 const good = uniqueName('simok');
 const small = uniqueName('simsmall');
 const wired = uniqueName('simmac');
+const dead = uniqueName('simdead');
 
 /** A single-node SiteConfig with a static address and a by-path root device hint. */
 function snoText(name: string, octet: number): string {
@@ -105,12 +106,15 @@ const compiled = [
   compile(snoText(good, 11)),
   compile(snoText(small, 12)),
   compile(snoText(wired, 13)),
+  compile(snoText(dead, 14)),
 ]
   .flat()
   .sort((a, b) => waveOf(a) - waveOf(b));
-const rules = [`${small}=too-small`, `${wired}=wrong-mac`].map(parseFaultRule);
+const rules = [`${small}=too-small`, `${wired}=wrong-mac`, `${dead}=never-boots`].map(
+  parseFaultRule,
+);
 const specs = hostsOfManifests(compiled, (host) => faultsFor(rules, host));
-const namespaces = [good, small, wired];
+const namespaces = [good, small, wired, dead];
 const conformance = new AgentApiConformance();
 let env: AssistedEnvironment | undefined;
 let controller: InProcessController | undefined;
@@ -120,9 +124,9 @@ beforeAll(async () => {
   env = await assistedEnvironment();
   fleet = await startSimFleet({
     hosts: specs,
-    // POST takes long enough for the controller to eject the ISO when the host reports
+    // The reboot takes long enough for the controller to eject the ISO when the host reports
     // Rebooting, as on real servers; a host that reboots before then boots the ISO again.
-    timings: { stageMs: 300, pollMs: 500, postMs: 10_000 },
+    timings: { stageMs: 300, pollMs: 500, postMs: 300, rebootMs: 20_000 },
     onExchange: conformance.check,
   });
   const objects = pointAtSimulatedBmcs(compiled, fleet.bmcs);
@@ -251,4 +255,19 @@ describe('a simulated fleet provisioned by the controller', () => {
     );
     expect(field(agent, 'spec', 'approved')).toBe(false);
   }, 90_000);
+
+  it('shows a host that never boots as provisioned on its BMC, with no Agent', async () => {
+    await waitFor(
+      'the BMC was told to boot the ISO',
+      async () => {
+        const bmh = (await client.list(BMH, { namespace: dead })).items[0];
+        return field(bmh, 'status', 'provisioning', 'state') === 'provisioned';
+      },
+      { controller, timeoutMs: 120_000 },
+    );
+    const sim = host(dead);
+    expect(sim.phase).toBe('hung');
+    expect(sim.bmc.events.map((e) => e.kind)).toContain('boot');
+    expect((await client.list(AGENT, { namespace: dead })).items).toEqual([]);
+  }, 150_000);
 });

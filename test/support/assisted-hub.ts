@@ -27,7 +27,7 @@ import {
   AgentClient,
   agentDispatcher,
   describeHost,
-  installStages,
+  installStagesOf,
 } from '../../src/sim/agent-client.js';
 import type { AgentResponse, HostDescription } from '../../src/sim/agent-client.js';
 import { configIgnition } from '../../src/sim/boot-media.js';
@@ -800,19 +800,7 @@ export class ScriptedAgents {
     }
     const install = steps.body.instructions.find((s) => s.step_type === 'install');
     if (install !== undefined && state.stages === undefined) {
-      const request = JSON.parse(install.args[0] ?? '{}') as {
-        role?: string;
-        control_plane_count?: number;
-      };
-      const role =
-        request.role === 'bootstrap'
-          ? request.control_plane_count === 1
-            ? 'sno'
-            : 'bootstrap'
-          : request.role === 'worker'
-            ? 'worker'
-            : 'master';
-      state.stages = installStages(role);
+      state.stages = installStagesOf(install.args[0]);
       state.reported = 0;
     }
   }

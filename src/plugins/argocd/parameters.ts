@@ -387,29 +387,49 @@ export interface SiteSelection {
   readonly unmatched: () => string[];
 }
 
+/** A pattern without glob characters: it matches one name, itself. */
+function isLiteral(pattern: string): boolean {
+  return !/[*?[{]/.test(pattern);
+}
+
 /**
  * Builds the selection for `sites`: a cluster is kept when an include pattern matches its name
- * or its SiteConfig's name (or there are no include patterns) and no `!` pattern does.
+ * or its SiteConfig's name (or there are no include patterns) and no `!` pattern does. Plain
+ * names are looked up, not matched: an Application listing its 1,000 sites by name (siteforge
+ * argocd apps) costs one lookup per site, not 1,000 matches.
  */
 export function siteSelection(patterns: readonly string[]): SiteSelection {
-  const compiled = patterns.map((p) => {
+  const literalIncludes = new Set<string>();
+  const literalExcludes = new Set<string>();
+  const globIncludes: { pattern: string; glob: SiteGlob }[] = [];
+  const globExcludes: SiteGlob[] = [];
+  for (const p of patterns) {
     const exclude = p.startsWith('!');
-    return { pattern: p, exclude, glob: compileGlob(exclude ? p.slice(1) : p) };
-  });
-  const includes = compiled.filter((p) => !p.exclude);
-  const excludes = compiled.filter((p) => p.exclude);
+    const body = exclude ? p.slice(1) : p;
+    if (isLiteral(body)) (exclude ? literalExcludes : literalIncludes).add(body);
+    else if (exclude) globExcludes.push(compileGlob(body));
+    else globIncludes.push({ pattern: p, glob: compileGlob(body) });
+  }
+  const includes = patterns.filter((p) => !p.startsWith('!'));
   const used = new Set<string>();
   return {
     select: (clusterName, siteName) => {
       const hits = (glob: SiteGlob): boolean => glob.matches(clusterName) || glob.matches(siteName);
       let included = includes.length === 0;
-      for (const p of includes)
+      for (const name of [clusterName, siteName])
+        if (literalIncludes.has(name)) {
+          used.add(name);
+          included = true;
+        }
+      for (const p of globIncludes)
         if (hits(p.glob)) {
           used.add(p.pattern);
           included = true;
         }
-      return included && !excludes.some((p) => hits(p.glob));
+      if (!included) return false;
+      if (literalExcludes.has(clusterName) || literalExcludes.has(siteName)) return false;
+      return !globExcludes.some(hits);
     },
-    unmatched: () => includes.filter((p) => !used.has(p.pattern)).map((p) => p.pattern),
+    unmatched: () => includes.filter((p) => !used.has(p)),
   };
 }

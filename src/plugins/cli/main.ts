@@ -38,6 +38,8 @@ Commands:
   argocd generate|discover|parameters
                      the Argo CD config-management plugin (run by argocd-cmp-server in the
                      app directory; options come from the Application, see docs/argocd.md)
+  argocd apps [PATH] the Argo CD Applications of a fleet, at most 1,000 sites each, every site
+                     kept in its Application from run to run (siteforge argocd apps --help)
   kustomize-plugin FILE
                      the kustomize exec plugin for ran.openshift.io SiteConfig generators
   apply PATH...      server-side apply the objects to a hub, wave by wave (field manager siteforge)
@@ -175,6 +177,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // Its own options; loaded on demand so other commands never load undici.
       const { runBmcCommand } = await import('./bmc-command.js');
       return await runBmcCommand(argv.slice(1), io);
+    }
+    if (argv[0] === 'argocd' && argv[1] === 'apps') {
+      // A command for people, with options; the other argocd commands are the plugin's.
+      const { runArgoCdAppsCommand } = await import('./argocd-apps-command.js');
+      return await runArgoCdAppsCommand(argv.slice(2), io);
     }
     if (argv[0] === 'rollout') {
       // `rollout plan` reads git objects; the other rollout commands drive a hub and load

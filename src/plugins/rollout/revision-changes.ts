@@ -28,7 +28,6 @@ import type {
   Finding,
   LoadedClusterInstance,
   LoadedSiteConfig,
-  SecretSource,
   SourceFile,
 } from '../../siteconfig/index.js';
 import { UsageError } from '../../shared/errors.js';
@@ -36,6 +35,7 @@ import { changedPaths } from '../git-revision.js';
 import type { GitRepository, GitTree } from '../git-revision.js';
 import { kustomizationRoots } from '../kustomization-root.js';
 import { packagedExtraManifests } from '../packaged-extra-manifests.js';
+import { STAND_IN_SECRETS } from '../stand-in-secrets.js';
 import { selectTargetFiles } from './target-selection.js';
 import type { RunBudget } from '../run-budget.js';
 
@@ -80,18 +80,6 @@ export interface InvalidRevision {
   readonly invalid: Revision;
   readonly issues: readonly InputIssue[];
 }
-
-/**
- * Credentials never live in git, so they cannot differ between two revisions: sites that read
- * theirs at render time (`fromDirectory`) are compiled with stand-in values, never shown.
- */
-const STAND_IN_SECRETS: SecretSource = {
-  readDirectory: () => ({
-    username: 'stand-in',
-    password: 'stand-in',
-    '.dockerconfigjson': '{"auths":{}}',
-  }),
-};
 
 /** A loaded SiteConfig or ClusterInstance document. */
 type LoadedDocument =

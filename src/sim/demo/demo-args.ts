@@ -30,7 +30,10 @@ Options:
                           metrics) until Ctrl-C
   --timeout SECONDS       give up after this long (default 1800)
   --idle-seconds S        give up when no site changed state for this long (default 240)
-  --post-seconds S        how long a server takes to start (POST) (default 10)
+  --post-seconds S        from power-on to booting the ISO (POST) (default 5)
+  --reboot-seconds S      from the installer's Rebooting report to the server picking its
+                          boot device again (assisted-installer's shutdown -r +1, then POST;
+                          the controller must eject the ISO meanwhile) (default 60)
   --poll-seconds S        most a discovery agent waits between two polls (default 5)
   --seed N                seed of every random choice of the simulation (default 1)
   -h, --help              show this help
@@ -49,6 +52,7 @@ export interface DemoOptions {
   readonly timeoutSeconds: number;
   readonly idleSeconds: number;
   readonly postSeconds: number;
+  readonly rebootSeconds: number;
   readonly pollSeconds: number;
   readonly seed: number;
 }
@@ -62,6 +66,7 @@ const VALUED = new Set([
   '--timeout',
   '--idle-seconds',
   '--post-seconds',
+  '--reboot-seconds',
   '--poll-seconds',
   '--seed',
 ]);
@@ -127,7 +132,8 @@ export function parseDemoArgs(argv: readonly string[]): DemoOptions | 'help' {
     keep,
     timeoutSeconds: seconds('--timeout', get('--timeout', '1800'), 10, 7 * 24 * 3600),
     idleSeconds: seconds('--idle-seconds', get('--idle-seconds', '240'), 10, 24 * 3600),
-    postSeconds: seconds('--post-seconds', get('--post-seconds', '10'), 0, 3600),
+    postSeconds: seconds('--post-seconds', get('--post-seconds', '5'), 0, 3600),
+    rebootSeconds: seconds('--reboot-seconds', get('--reboot-seconds', '60'), 0, 3600),
     pollSeconds: seconds('--poll-seconds', get('--poll-seconds', '5'), 0.1, 600),
     seed: whole('--seed', get('--seed', '1'), 0, 2 ** 31),
   };

@@ -26,7 +26,7 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isFinal } from '../../fleet/index.js';
+import { isFinal, STUCK_HINT } from '../../fleet/index.js';
 import { FleetWatcher } from '../../fleet/fleet-watcher.js';
 import type { SiteStatus } from '../../fleet/index.js';
 import { ClientNodeKubeClient, ClientNodeRuntimeKubeClient } from '../../kube/index.js';
@@ -122,6 +122,8 @@ export interface DemoTuning {
   readonly onController?: (pid: number, metricsUrl: string) => void;
   /** Simulator processes. @default one per 2,000 hosts */
   readonly simWorkers?: number;
+  /** Serve the controller's fleet dashboard. @default true */
+  readonly dashboard?: boolean;
 }
 
 class Interrupted extends Error {
@@ -258,6 +260,7 @@ export async function runDemo(
         stageMs: options.stageSeconds * 1000,
         pollMs: options.pollSeconds * 1000,
         postMs: options.postSeconds * 1000,
+        rebootMs: options.rebootSeconds * 1000,
       },
       seed: options.seed,
       ...(tuning.simWorkers !== undefined && { workers: tuning.simWorkers }),
@@ -297,12 +300,14 @@ export async function runDemo(
     );
 
     // ---- the controller ----------------------------------------------------------------------
-    const [metricsPort, probePort, imagePort, agentPort] = await Promise.all([
+    const [metricsPort, probePort, imagePort, agentPort, dashboardPort] = await Promise.all([
+      freePort(),
       freePort(),
       freePort(),
       freePort(),
       freePort(),
     ]);
+    const dashboard = tuning.dashboard ?? true;
     const logFile = join(work, 'controller.log');
     const controller = spawnController(deps, {
       kubeconfig: hub.kubeconfig,
@@ -310,6 +315,7 @@ export async function runDemo(
       probePort,
       imagePort,
       agentPort,
+      dashboardPort: dashboard ? dashboardPort : undefined,
       osImagesFile: iso.osImagesFile,
       cacheDir: join(work, 'image-cache'),
       logFile,
@@ -323,6 +329,8 @@ export async function runDemo(
     say(
       `siteforge controller up (pid ${String(controller.pid)}; redfish mode, simulated installer); its log: ${logFile}`,
     );
+    const dashboardUrl = `http://127.0.0.1:${String(dashboardPort)}/`;
+    if (dashboard) say(`Fleet dashboard: ${dashboardUrl}`);
 
     // ---- apply, as Argo CD syncs -------------------------------------------------------------
     const objects = pointAtSimulatedBmcs(compiled, started.bmcs);
@@ -411,6 +419,7 @@ export async function runDemo(
         [
           '',
           'Everything keeps running; Ctrl-C stops it all. To look around:',
+          ...(dashboard ? [`  open ${dashboardUrl}   # the fleet dashboard`] : []),
           `  export KUBECONFIG=${hub.kubeconfig}`,
           '  kubectl get clusterdeployments,agentclusterinstalls,agents,baremetalhosts -A',
           `  curl -s ${metricsUrl} | grep siteforge_assisted   # the controller's metrics`,
@@ -512,6 +521,7 @@ interface ControllerPorts {
   readonly probePort: number;
   readonly imagePort: number;
   readonly agentPort: number;
+  readonly dashboardPort: number | undefined;
   readonly osImagesFile: string;
   readonly cacheDir: string;
   readonly logFile: string;
@@ -534,6 +544,7 @@ function spawnController(deps: DemoDeps, p: ControllerPorts): ChildProcess {
       ...['--health-probe-bind-address', bind(p.probePort)],
       ...['--image-server-bind-address', bind(p.imagePort), '--image-cache-dir', p.cacheDir],
       ...['--agent-api-bind-address', bind(p.agentPort)],
+      ...(p.dashboardPort === undefined ? [] : ['--dashboard-bind-address', bind(p.dashboardPort)]),
       ...['--installer', 'simulated', '--discovery-iso-type', 'full-iso'],
       ...['--os-images-file', p.osImagesFile, '--log-level', p.logLevel],
     ],
@@ -593,7 +604,8 @@ async function applyFleet(
       items.map((object) => ({ object, source: '' })),
       {
         concurrency,
-        waitTimeoutMs: 300_000,
+        // The apply's answer is the stored object: no read before it, no wait after the wave.
+        confirm: false,
         onWave: (wave) => {
           onWave(wave + 1);
         },
@@ -699,19 +711,23 @@ class SiteTracker {
       const state = this.states.get(key) ?? 'pending';
       const end = this.finishedAt.get(key) ?? endedAt;
       const problem = status?.problem;
+      const where = status?.stage === undefined ? '' : ` at stage "${status.stage}"`;
       const message =
         state === 'installed'
           ? ''
           : state === 'held'
             ? (problem?.message ?? 'holdInstallation is true in its SiteConfig')
-            : (problem?.message ?? `no progress while ${state}`);
+            : (problem?.message ??
+              `no progress while ${state}${where} (nothing on the hub says why)`);
+      const hint =
+        problem?.hint ?? (state === 'held' ? undefined : STUCK_HINT[status?.state ?? 'pending']);
       return {
         name,
         namespace: key.split('/')[0] ?? '',
         state,
         seconds: Math.max(0, (end - this.appliedAt) / 1000),
         message,
-        ...(state !== 'installed' && problem !== undefined && { hint: problem.hint }),
+        ...(state !== 'installed' && hint !== undefined && hint !== '' && { hint }),
       };
     });
   }
