@@ -126,14 +126,15 @@ beforeAll(async () => {
   const compiled = sites.flatMap((name, i) => {
     const { sites: loaded, issues } = loadText(siteText(name, 20 + i, placeholder(20 + i)));
     if (loaded[0] === undefined) throw new Error(JSON.stringify(issues));
-    return compileSiteConfig(loaded[0]!.siteConfig, loaded[0]!.resources).flatMap(
+    return compileSiteConfig(loaded[0].siteConfig, loaded[0].resources).flatMap(
       (c) => c.manifests as unknown as KubeObject[],
     );
   });
   const rules = [parseFaultRule(`${bad}=too-small`)];
   fleet = await startSimFleet({
     hosts: hostsOfManifests(compiled, (host) => faultsFor(rules, host)),
-    timings: { stageMs: 300, pollMs: 500, postMs: 10_000 },
+    // As the simulated fleet test: the controller ejects the ISO during the reboot.
+    timings: { stageMs: 300, pollMs: 500, postMs: 300, rebootMs: 20_000 },
   });
   // The repository: an empty fleet, then the five sites with their simulated BMCs; the BMC
   // credentials and the pull secret come from a secrets directory, as on a hub without a vault.
