@@ -5,7 +5,7 @@
  * Progress goes to stderr as lines a person reads; `status` prints to stdout (or JSON).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { systemRuntimeClock } from '../../bmac/runtime/runtime-clock.js';
@@ -273,10 +273,12 @@ async function run(args: Args, io: CliIo): Promise<number> {
     );
   const name = nameOf(args);
   if (args.positional.length > 1) throw new UsageError('rollout run takes one plan file');
+  // The plan is read and checked before anything talks to the hub.
+  const plan = planFile === undefined ? undefined : readPlan(planFile, args, io);
   const hub = connect(args);
   let rollout = await hub.store.get(args.namespace, name);
   if (planFile !== undefined) {
-    const { spec, notes } = await specFromFile(planFile, args, io, hub);
+    const { spec, notes } = await specFromFile(planFile, plan, args, hub);
     if (notes.held.length > 0)
       io.stderr(
         `note: the plan holds ${String(notes.held.length)} site(s) out of its waves; this rollout does not touch them: ${notes.held
@@ -365,21 +367,23 @@ async function run(args: Args, io: CliIo): Promise<number> {
 }
 
 /** The spec of a plan file, with the target chosen on the command line. */
-async function specFromFile(
-  file: string,
-  args: Args,
-  io: CliIo,
-  hub: Hub,
-): Promise<ReturnType<typeof specFromPlan>> {
+/**
+ * The plan file as JSON, checked as a plan (with a stand-in target: the real one may need the
+ * hub); usage errors for a file that is missing, too large or not JSON.
+ */
+function readPlan(file: string, args: Args, io: CliIo): unknown {
+  const path = resolve(io.cwd, file);
   let text: string;
   try {
-    text = readFileSync(resolve(io.cwd, file), 'utf8');
+    if (statSync(path).size > 64 * 1024 * 1024)
+      throw new UsageError(`${file}: over 64 MiB; not a plan`);
+    text = readFileSync(path, 'utf8');
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     throw new UsageError(
       `${file}: cannot read the plan (${err instanceof Error ? err.message : String(err)})`,
     );
   }
-  if (text.length > 64 * 1024 * 1024) throw new UsageError(`${file}: over 64 MiB; not a plan`);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -390,6 +394,17 @@ async function specFromFile(
   }
   if (args.target === undefined)
     throw new UsageError('rollout run needs --target argocd or --target apply');
+  specFromPlan(file, json, { mode: TargetMode.Apply, apply: { path: '.' } });
+  return json;
+}
+
+/** The spec of a plan, with the target chosen on the command line. */
+async function specFromFile(
+  file: string,
+  json: unknown,
+  args: Args,
+  hub: Hub,
+): Promise<ReturnType<typeof specFromPlan>> {
   let target: Target;
   if (args.target === 'apply') {
     const planPath =
