@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { siteConfigText } from '../../src/sim/synthetic-sites.js';
 import type { DemoSummary } from '../../src/sim/demo/demo-report.js';
 import { repoRoot } from '../support/sites.js';
@@ -17,6 +17,12 @@ const prefix = `dm${Math.random().toString(36).slice(2, 6)}`;
 const healthy = `${prefix}-00001`;
 const broken = `${prefix}-00002`;
 const sites = join(dir, 'sites');
+
+beforeAll(() => {
+  mkdirSync(sites, { recursive: true });
+  writeFileSync(join(sites, 'a.yaml'), siteConfigText(1, { prefix, extraManifests: 'none' }));
+  writeFileSync(join(sites, 'b.yaml'), siteConfigText(2, { prefix, extraManifests: 'none' }));
+});
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -81,9 +87,6 @@ function alive(pid: number): boolean {
 
 describe('npm run demo', () => {
   it('provisions a small fleet, reports the faulty site with its BMC error and exits 1', async () => {
-    mkdirSync(sites, { recursive: true });
-    writeFileSync(join(sites, 'a.yaml'), siteConfigText(1, { prefix, extraManifests: 'none' }));
-    writeFileSync(join(sites, 'b.yaml'), siteConfigText(2, { prefix, extraManifests: 'none' }));
     const summaryFile = join(dir, 'summary.json');
     const run = await demo([
       ...['--sites-dir', 'sites', '--summary', 'summary.json'],
