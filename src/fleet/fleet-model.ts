@@ -147,6 +147,8 @@ export class FleetModel {
     }
     const key = keyOf(event.object);
     const store = this.objects.get(kind)!;
+    // A periodic resync repeats the object already held: nothing to derive again.
+    if (event.type === 'resync' && store.get(key) === event.object) return;
     if (event.type === 'delete') store.delete(key);
     else store.set(key, event.object);
     if (kind === 'Agent') this.rememberStage(key, event);

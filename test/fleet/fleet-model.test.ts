@@ -79,6 +79,10 @@ describe('FleetModel', () => {
     // The same object again (a resync): nothing to tell.
     model.apply({ type: 'resync', object: one.bareMetalHost() });
     expect(model.flush()).toEqual({ changed: [], removed: [], moved: [] });
+    // A resync of an object the model never saw is taken like an add.
+    const late = new SiteScript('late');
+    for (const object of late.objects()) model.apply({ type: 'resync', object });
+    expect(model.flush().changed.map((s) => s.key)).toEqual(['late/late']);
   });
 
   it('tells listeners, and removes a site whose objects are all deleted', () => {

@@ -234,12 +234,18 @@ describe('the dashboard of siteforge controller on a provisioned fleet', () => {
       'AgentIsNotApproved',
     ]);
     const cpu = page.locator(`[data-testid="attention"][data-site="${small.name}"]`);
-    expect(await cpu.getByTestId('problem-message').textContent()).toBe(
-      conditionOf(
-        await client.get({ ...AGENT, namespace: small.namespace, name: smallHost.hostId }),
-        'Validated',
-      )?.message,
-    );
+    // The Agent's message settles as step results arrive: the page follows it.
+    await expect
+      .poll(
+        async () =>
+          (await cpu.getByTestId('problem-message').textContent()) ===
+          conditionOf(
+            await client.get({ ...AGENT, namespace: small.namespace, name: smallHost.hostId }),
+            'Validated',
+          )?.message,
+        { timeout: 30_000, interval: 500 },
+      )
+      .toBe(true);
     const secret = page.locator(`[data-testid="attention"][data-site="${bmc.name}"]`);
     expect(await secret.getByTestId('problem-message').textContent()).toMatch(/username/);
     expect(await page.content()).not.toContain('dashboard-test-password');

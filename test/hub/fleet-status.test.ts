@@ -208,17 +208,23 @@ describe('the fleet status of sites the controller provisions', () => {
     const scripted = new ScriptedAgents(discovery, [smallHost]);
     agents.push(scripted);
     scripted.start();
-    const s = await until(
-      'the small host is insufficient',
-      small,
-      (x) => x.state === 'insufficient',
+    // The Agent's message settles as step results arrive: wait until the model and the hub agree.
+    const { s, validated } = await waitFor(
+      'the model shows the small host insufficient, with the Agent Validated message',
+      async () => {
+        watcher.model.flush();
+        const x = watcher.model.site(siteKey(small));
+        if (x?.state !== 'insufficient') return false;
+        const agent = await client.get({
+          ...AGENT,
+          namespace: small.namespace,
+          name: smallHost.hostId,
+        });
+        const live = conditionOf(agent, 'Validated');
+        return x.problem?.message === live?.message && { s: x, validated: live };
+      },
+      { controller, timeoutMs: 60_000 },
     );
-    const agent = await client.get({
-      ...AGENT,
-      namespace: small.namespace,
-      name: smallHost.hostId,
-    });
-    const validated = conditionOf(agent, 'Validated');
     expect(validated?.reason).toBe('ValidationsFailing');
     expect(s.problem).toMatchObject({
       source: { kind: 'Agent', name: smallHost.hostId },

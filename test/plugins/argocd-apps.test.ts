@@ -187,6 +187,15 @@ metadata: {name: sites-x}
     expect(readPreviousApplications('apps.yaml', yaml, 'sites', 'siteforge-v1')).toEqual([
       { name: 'sites-001', sites: ['a', 'b'] },
     ]);
+    // The exclusions rollout run adds to hold sites back place nothing.
+    expect(
+      readPreviousApplications(
+        'apps.yaml',
+        yaml.replace('[a, b]', "[a, b, '!b']"),
+        'sites',
+        'siteforge-v1',
+      ),
+    ).toEqual([{ name: 'sites-001', sites: ['a', 'b'] }]);
     expect(() =>
       readPreviousApplications(
         'apps.yaml',

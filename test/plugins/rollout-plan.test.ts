@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlanSite, RolloutPlan } from '../../src/plugins/rollout/plan.js';
 import { specFromPlan } from '../../src/rollout/plan-spec.js';
+import { snoClusterInstance } from '../support/cluster-instances.js';
 import { fleetSite, ScriptedRepo } from '../support/fleet-repo.js';
 import { repoRoot } from '../support/sites.js';
 
@@ -315,6 +316,34 @@ describe('siteforge rollout plan on bad input', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^HEAD:sites\/b\.yaml:\d+:\d+: error CIDR_INVALID/m);
     expect(r.stderr).toContain('error(s) in the sites at HEAD; nothing was planned');
+    repo.dispose();
+  });
+
+  it('plans ClusterInstance files like SiteConfigs, labels from extraLabels', () => {
+    const repo = new ScriptedRepo();
+    repo.write(
+      'sites/rollout-policy.yaml',
+      'apiVersion: siteforge.io/v1alpha1\nkind: RolloutPolicy\nspec:\n  waves: [{name: zone, groupBy: [zone]}]\n',
+    );
+    repo.write('sites/a.yaml', fleetSite(1));
+    const one = repo.commit('one');
+    repo.write(
+      'sites/ci.yaml',
+      snoClusterInstance({ cluster: '  extraLabels:\n    ManagedCluster:\n      zone: z1\n' }),
+    );
+    repo.commit('a ClusterInstance');
+    const { status, plan: p } = plan(repo, ['--from', one, 'sites']);
+    expect(status).toBe(0);
+    expect(p.sites).toEqual([
+      expect.objectContaining({
+        name: 'ci-1',
+        site: 'ci-1',
+        change: 'added',
+        file: 'sites/ci.yaml',
+        wave: 'zone-z1',
+      }),
+    ]);
+    expect(p.sites[0]!.labels['zone']).toBe('z1');
     repo.dispose();
   });
 

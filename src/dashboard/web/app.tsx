@@ -652,7 +652,10 @@ function Sites({
               }}
             >
               <td>
-                <div class="site-name">{row.name}</div>
+                {/* A button, so the list can be walked with the keyboard (Tab, Enter). */}
+                <button type="button" class="site-name plain">
+                  {row.name}
+                </button>
                 {row.namespace !== row.name && <div class="muted small">{row.namespace}</div>}
               </td>
               <td class="small">{row.wave?.wave ?? <span class="muted">–</span>}</td>

@@ -215,8 +215,11 @@ export function readPreviousApplications(
       const sites = Array.isArray(parameters)
         ? (parameters as unknown[]).find((p) => isMap(p) && p['name'] === 'sites')
         : undefined;
-      const names =
-        isMap(sites) && Array.isArray(sites['array']) ? (sites['array'] as unknown[]) : [];
+      // `!NAME` entries exclude (siteforge rollout run holds new sites back with them): they
+      // place no site.
+      const names = (
+        isMap(sites) && Array.isArray(sites['array']) ? (sites['array'] as unknown[]) : []
+      ).filter((n) => !(typeof n === 'string' && n.startsWith('!')));
       for (const n of names)
         if (typeof n !== 'string' || /[*?[\]{}!,\s]/.test(n) || n === '')
           throw new PreviousApplicationsError(
