@@ -93,7 +93,12 @@ function termWriter(manager: Manager): ObjectWriter {
   };
 }
 
-/** Whether a host's change matters to its cluster (statuses, roles, approval, binding). */
+/**
+ * Whether a host's change matters to its cluster: statuses, roles, approval, binding, and what
+ * the cluster's validations and status read of its hosts (inventory, validations, connectivity).
+ * This is how host changes reach the cluster controller; its watch of Agents takes only what a
+ * user changes there (agentMattersToCluster), not the Agent controller's projections.
+ */
 function movesCluster(previous: HostRecord, host: HostRecord): boolean {
   return (
     previous.status !== host.status ||
@@ -102,7 +107,11 @@ function movesCluster(previous: HostRecord, host: HostRecord): boolean {
     previous.bootstrap !== host.bootstrap ||
     previous.approved !== host.approved ||
     previous.clusterId !== host.clusterId ||
-    previous.progress.currentStage !== host.progress.currentStage
+    previous.progress.currentStage !== host.progress.currentStage ||
+    previous.inventory !== host.inventory ||
+    previous.validationsInfo !== host.validationsInfo ||
+    previous.requestedHostname !== host.requestedHostname ||
+    previous.stepResults.connectivity !== host.stepResults.connectivity
   );
 }
 

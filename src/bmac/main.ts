@@ -222,8 +222,8 @@ export async function runController(
 
   const metrics = new RuntimeMetrics();
   const client = ClientNodeRuntimeKubeClient.fromKubeconfig(options.kubeconfig, {
-    onRequest: (verb, status, resource) => {
-      metrics.apiRequest(verb, status, resource);
+    onRequest: (verb, status, resource, seconds) => {
+      metrics.apiRequest(verb, status, resource, seconds);
     },
   });
   const assisted = options.assisted !== false;

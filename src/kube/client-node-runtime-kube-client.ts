@@ -254,9 +254,10 @@ export class ClientNodeRuntimeKubeClient implements RuntimeKubeClient {
     query: Readonly<Record<string, string>> = {},
     body?: KubeObject,
   ): Promise<unknown> {
+    const started = performance.now();
     try {
       const answer = await this.api.raw(method, path, query, body);
-      this.observe(verb, answer.status, resourceOf(path));
+      this.observe(verb, answer.status, resourceOf(path), (performance.now() - started) / 1000);
       return answer.body;
     } catch (err) {
       const error = toKubeError(err, this.server);
@@ -264,6 +265,7 @@ export class ClientNodeRuntimeKubeClient implements RuntimeKubeClient {
         verb,
         error instanceof KubeApiError ? error.status : 'unreachable',
         resourceOf(path),
+        (performance.now() - started) / 1000,
       );
       throw error;
     }

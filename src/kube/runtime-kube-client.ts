@@ -50,6 +50,8 @@ export type RequestObserver = (
   status: number | 'unreachable',
   /** The resource (plural, with `/status` for the subresource), e.g. `baremetalhosts`. */
   resource?: string,
+  /** From sending the request to its answer (not for watches). */
+  seconds?: number,
 ) => void;
 
 /** The verbs counted by a RequestObserver. */

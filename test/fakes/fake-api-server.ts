@@ -51,6 +51,9 @@ export class FakeApiServer implements RuntimeKubeClient {
   unreachable = false;
   /** Each update/updateStatus first bumps the stored object, so it answers 409, this many times. */
   conflictsToInject = 0;
+  /** While true, watch events wait (a lagging watch) until {@link releaseEvents}. */
+  holdEvents = false;
+  private readonly held: (() => void)[] = [];
   private readonly objects = new Map<string, KubeObject>();
   private readonly history: HistoryEntry[] = [];
   private readonly live = new Set<LiveWatch>();
@@ -255,8 +258,19 @@ export class FakeApiServer implements RuntimeKubeClient {
   private publish(entry: HistoryEntry): void {
     this.history.push(entry);
     for (const w of this.live)
-      if (matches(entry.object, w.gvk, w.namespace))
-        w.onEvent({ type: entry.type, object: structuredClone(entry.object) });
+      if (matches(entry.object, w.gvk, w.namespace)) {
+        const tell = (): void => {
+          w.onEvent({ type: entry.type, object: structuredClone(entry.object) });
+        };
+        if (this.holdEvents) this.held.push(tell);
+        else tell();
+      }
+  }
+
+  /** Delivers the watch events held back, in order, and stops holding them. */
+  releaseEvents(): void {
+    this.holdEvents = false;
+    for (const tell of this.held.splice(0)) tell();
   }
 
   private request<T>(verb: string, gvk: GroupVersionKind, answer: () => T): Promise<T> {

@@ -50,7 +50,7 @@ afterAll(() => {
   repo.dispose();
 });
 
-describe('siteforge rollout run: the plan file', () => {
+describe('siteforge rollout run: a plan file of siteforge rollout plan', () => {
   it('reports JSON syntax at its line and column, before the hub', () => {
     writeFileSync(join(repo.dir, 'bad.json'), '{\n  "kind": "RolloutPlan",\n  "waves": [ ,]\n}\n');
     const bad = siteforge(['rollout', 'run', 'bad.json', '--name', 'r1', '--target', 'apply']);
@@ -65,10 +65,7 @@ describe('siteforge rollout run: the plan file', () => {
     ).toMatch(/^siteforge: bad2\.json:3:1: not JSON/);
   });
 
-  it('refuses a missing file and a plan whose fields are wrong, before the hub', () => {
-    const missing = siteforge(['rollout', 'run', 'nope.json', '--name', 'r1', '--target', 'apply']);
-    expect(missing.status).toBe(2);
-    expect(missing.stderr).toContain('nope.json: cannot read the plan (ENOENT');
+  it('refuses a plan whose fields are wrong, each field named, before the hub', () => {
     const plan = JSON.parse(
       siteforge(['rollout', 'plan', '--from', 'v1', 'sites', '--json']).stdout,
     ) as { waves: { name: string }[] };
@@ -86,9 +83,6 @@ describe('siteforge rollout run: the plan file', () => {
     expect(fields.status).toBe(1);
     expect(fields.stderr).toContain('fields.json: not a usable rollout plan:');
     expect(fields.stderr).toContain('"Not A Name" is not a valid name');
-    const noTarget = siteforge(['rollout', 'run', 'plan.json', '--name', 'r1']);
-    expect(noTarget.status).toBe(2);
-    expect(noTarget.stderr).toContain('needs --target argocd or --target apply');
   });
 
   it('asks the hub only with a plan that is good', () => {

@@ -12,12 +12,12 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { parse as parseQuery } from 'node:querystring';
 import express from 'express';
-import type { NextFunction, Request, Response } from 'express';
 import { SiteForgeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { HostStage, StepType } from '../model.js';
@@ -143,35 +143,70 @@ class EarlyRefusal extends Error {
   }
 }
 
-/** The express application of the agent API (no listener; see startAgentApiServer). */
-export function createAgentApiApp(options: AgentApiOptions): express.Express {
+/** A request as the routes see it: node's, with the params the router matched. */
+type Request = IncomingMessage & { params: Record<string, string | undefined> };
+type Response = ServerResponse;
+type NextFunction = (err?: unknown) => void;
+
+/** The first value of a request header (lower-case name). */
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The request's path, without the query (express's `req.path`). */
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
+/** Answers JSON as express's res.json does (charset, length; no body for HEAD). */
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  if (res.req.method === 'HEAD') res.end();
+  else res.end(text);
+}
+
+/** Answers a status without a body. */
+function sendEmpty(res: ServerResponse, status: number): void {
+  res.statusCode = status;
+  res.end();
+}
+
+/**
+ * The agent API's request handler (no listener; see startAgentApiServer): an express Router on
+ * the bare node:http request and response. Not an express application, whose per-request swap
+ * of both objects' prototypes made every response write several times dearer (the agent API
+ * answers hundreds of polls a second at fleet scale).
+ */
+export function createAgentApiHandler(
+  options: AgentApiOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const { backend } = options;
   const now = options.now ?? (() => new Date());
   const jsonLimit = options.limits?.jsonBodyBytes ?? DEFAULT_JSON_BODY_BYTES;
   const logsLimit = options.limits?.logsBytes ?? DEFAULT_LOGS_BYTES;
   const log = options.log;
   const verifier = new AgentTokenVerifier(options.tokenKey);
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
-  app.set('query parser', 'simple');
   const available = options.available;
-  if (available !== undefined)
-    app.use((_req: Request, res: Response, next: NextFunction) => {
-      if (available()) {
-        next();
-        return;
-      }
-      res.setHeader('Retry-After', '5');
-      // Closed, so the agent's next connection may reach the replica that acts (the Service
-      // balances connections, not requests).
-      res.setHeader('Connection', 'close');
-      res.status(503).json(apiError(503, 'The service is not ready to serve agents; retry later'));
-    });
+  /** Answers 503 when this replica does not act; true when it did. */
+  const unavailable = (res: ServerResponse): boolean => {
+    if (available === undefined || available()) return false;
+    res.setHeader('Retry-After', '5');
+    // Closed, so the agent's next connection may reach the replica that acts (the Service
+    // balances connections, not requests).
+    res.setHeader('Connection', 'close');
+    sendJson(res, 503, apiError(503, 'The service is not ready to serve agents; retry later'));
+    return true;
+  };
 
   /** The InfraEnv the request's token proves, when it is the path's (or the only one asked). */
   const authenticate = async (req: Request, pathInfraEnvId?: string): Promise<InfraEnvRef> => {
-    const token = req.header(AGENT_AUTH_HEADER);
+    const token = header(req, AGENT_AUTH_HEADER);
     const claimed =
       token === undefined || token === '' ? undefined : await verifier.verify(token, now());
     const infraEnv = claimed === undefined ? undefined : backend.infraEnv(claimed);
@@ -185,21 +220,24 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
     return infraEnv;
   };
 
+  /** A route's handler: its rejection goes to the error handler. */
   const route = (
     handler: (req: Request, res: Response) => Promise<void>,
-  ): ((req: Request, res: Response, next: NextFunction) => void) => {
-    return (req, res, next) => {
+  ): express.RequestHandler => {
+    const run = (req: Request, res: Response, next: NextFunction): void => {
       handler(req, res).catch(next);
     };
+    // The router runs on node's own request and response (see createAgentApiHandler).
+    return run as unknown as express.RequestHandler;
   };
 
   const sendRefusal = (res: Response, refusal: Refusal): void => {
     if (refusal.httpStatus === 503) res.setHeader('Retry-After', '5');
-    res.status(refusal.httpStatus).json(apiError(refusal.httpStatus, refusal.reason));
+    sendJson(res, refusal.httpStatus, apiError(refusal.httpStatus, refusal.reason));
   };
 
   const readJson = async (req: Request, param: string): Promise<unknown> => {
-    const type = req.header('content-type');
+    const type = header(req, 'content-type');
     if (type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type.trim())) {
       throw new EarlyRefusal(
         415,
@@ -231,13 +269,13 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
       const body = objectBody(await readJson(req, 'new-host-params'), 'new-host-params');
       const hostId = requiredUuid(body, 'host_id');
       const bodyVersion = optionalString(body, 'discovery_agent_version');
-      const version = bodyVersion ?? req.header('discovery_agent_version');
+      const version = bodyVersion ?? header(req, 'discovery_agent_version');
       const outcome = await backend.registerHost(infraEnv, hostId, version, now());
       if (!outcome.ok) {
         sendRefusal(res, outcome);
         return;
       }
-      res.status(201).json({
+      sendJson(res, 201, {
         ...renderHost(outcome.value, backend.hostView?.(infraEnv, hostId)),
         next_step_runner_command: {
           args: nextStepRunnerArgs(infraEnv.id, hostId, options.agentImage),
@@ -259,7 +297,7 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
           `timestamp in query must be of type int64: ${JSON.stringify(timestamp)}`,
         );
       }
-      const version = req.header('discovery_agent_version');
+      const version = header(req, 'discovery_agent_version');
       backend.agentCheckIn?.(
         infraEnv,
         hostId,
@@ -276,7 +314,7 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
         sendRefusal(res, outcome);
         return;
       }
-      res.status(200).json(renderSteps(outcome.value));
+      sendJson(res, 200, renderSteps(outcome.value));
     }),
   );
 
@@ -295,12 +333,12 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
         error: optionalString(body, 'error') ?? '',
       };
       if (!backend.host(infraEnv, hostId)) {
-        res.status(404).json(apiError(404, 'record not found'));
+        sendJson(res, 404, apiError(404, 'record not found'));
         return;
       }
       const parsed = parseStepReply(reply);
       if (!parsed.ok) {
-        res.status(400).json(apiError(400, parsed.reason));
+        sendJson(res, 400, apiError(400, parsed.reason));
         return;
       }
       const outcome = await backend.postStepReply(infraEnv, hostId, reply, now());
@@ -308,7 +346,7 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
         sendRefusal(res, outcome);
         return;
       }
-      res.status(204).end();
+      sendEmpty(res, 204);
     }),
   );
 
@@ -333,7 +371,7 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
         sendRefusal(res, outcome);
         return;
       }
-      res.status(200).end();
+      sendEmpty(res, 200);
     }),
   );
 
@@ -344,10 +382,10 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
       const hostId = pathUuid(req, 'host_id');
       const host = backend.host(infraEnv, hostId);
       if (!host) {
-        res.status(404).json(apiError(404, 'record not found'));
+        sendJson(res, 404, apiError(404, 'record not found'));
         return;
       }
-      res.status(200).json(renderHost(host, backend.hostView?.(infraEnv, hostId)));
+      sendJson(res, 200, renderHost(host, backend.hostView?.(infraEnv, hostId)));
     }),
   );
 
@@ -368,10 +406,10 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
           return;
         }
       } else if (!backend.host(infraEnv, hostId)) {
-        res.status(404).json(apiError(404, 'record not found'));
+        sendJson(res, 404, apiError(404, 'record not found'));
         return;
       }
-      res.status(204).end();
+      sendEmpty(res, 204);
     }),
   );
 
@@ -400,25 +438,27 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
         throw new EarlyRefusal(401, UNAUTHORIZED.code, UNAUTHORIZED.message);
       }
       if (hostIdParam === undefined) {
-        res
-          .status(400)
-          .json(apiError(400, 'cluster_id and host_id are required for upload host logs'));
+        sendJson(
+          res,
+          400,
+          apiError(400, 'cluster_id and host_id are required for upload host logs'),
+        );
         return;
       }
       const host = backend.host(infraEnv, hostIdParam);
       if (host?.clusterId !== clusterId) {
-        res.status(404).json(apiError(404, 'record not found'));
+        sendJson(res, 404, apiError(404, 'record not found'));
         return;
       }
-      const boundary = multipartBoundary(req.header('content-type'));
+      const boundary = multipartBoundary(header(req, 'content-type'));
       if (boundary === undefined) {
         throw new EarlyRefusal(
           415,
           415,
-          `unsupported media type ${JSON.stringify(req.header('content-type') ?? '')}, only [multipart/form-data] are allowed`,
+          `unsupported media type ${JSON.stringify(header(req, 'content-type') ?? '')}, only [multipart/form-data] are allowed`,
         );
       }
-      const declared = Number(req.header('content-length') ?? '0');
+      const declared = Number(header(req, 'content-length') ?? '0');
       if (declared > logsLimit) throw tooLarge(logsLimit);
       const dir = join(options.logsDir, clusterId);
       await mkdir(dir, { recursive: true });
@@ -434,7 +474,7 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
         const reason =
           stored.kind === 'missing-field' ? 'upfile in formData is required' : stored.message;
         res.setHeader('connection', 'close');
-        res.status(400).json(apiError(400, reason));
+        sendJson(res, 400, apiError(400, reason));
         return;
       }
       const outcome = await backend.logsUploaded(infraEnv, hostIdParam, now());
@@ -442,34 +482,15 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
         sendRefusal(res, outcome);
         return;
       }
-      res.status(204).end();
+      sendEmpty(res, 204);
     }),
   );
 
   const observe = options.observe;
-  if (observe) {
-    app.use((req, res, next) => {
-      const started = performance.now();
-      // Read now: inside the router, express strips the base path from the request's URL.
-      const operation = operationOf(req.method, req.path);
-      res.once('finish', () => {
-        observe({
-          operation,
-          method: req.method,
-          status: res.statusCode,
-          durationMs: performance.now() - started,
-        });
-      });
-      next();
-    });
-  }
-  app.use(BASE_PATH, router);
 
-  // Known paths with another method: 405 with Allow, as go-openapi's router answers.
-  app.use((req, res) => {
-    const inner = req.path.startsWith(`${BASE_PATH}/`)
-      ? req.path.slice(BASE_PATH.length)
-      : undefined;
+  /** Known paths with another method: 405 with Allow, as go-openapi's router answers. */
+  const notRouted = (req: IncomingMessage, res: ServerResponse, path: string): void => {
+    const inner = path.startsWith(`${BASE_PATH}/`) ? path.slice(BASE_PATH.length) : undefined;
     const methods =
       inner === undefined
         ? []
@@ -477,30 +498,59 @@ export function createAgentApiApp(options: AgentApiOptions): express.Express {
     if (methods.length > 0) {
       const allow = [...new Set(methods)].join(',');
       res.setHeader('allow', allow);
-      res
-        .status(405)
-        .json(infraError(405, `method ${req.method} is not allowed, but [${allow}] are`));
+      sendJson(
+        res,
+        405,
+        infraError(405, `method ${req.method ?? ''} is not allowed, but [${allow}] are`),
+      );
       return;
     }
-    res.status(404).json(infraError(404, `path ${req.path} was not found`));
-  });
+    sendJson(res, 404, infraError(404, `path ${path} was not found`));
+  };
 
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- express knows an error handler by its four parameters
-  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+  const failed = (error: unknown, req: IncomingMessage, res: ServerResponse, path: string) => {
     if (error instanceof EarlyRefusal) {
       if (error.status === 413) res.setHeader('connection', 'close');
-      res.status(error.status).json(infraError(error.code, error.message));
+      sendJson(res, error.status, infraError(error.code, error.message));
       return;
     }
-    log?.error({ err: error, method: req.method, path: req.path }, 'agent API request failed');
+    log?.error({ err: error, method: req.method, path }, 'agent API request failed');
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    res.status(500).json(apiError(500, 'internal error'));
-  });
+    sendJson(res, 500, apiError(500, 'internal error'));
+  };
 
-  return app;
+  return (req, res) => {
+    if (unavailable(res)) return;
+    const path = pathOf(req);
+    if (observe) {
+      const started = performance.now();
+      const operation = operationOf(req.method ?? '', path);
+      res.once('finish', () => {
+        observe({
+          operation,
+          method: req.method ?? '',
+          status: res.statusCode,
+          durationMs: performance.now() - started,
+        });
+      });
+    }
+    if (!path.startsWith(`${BASE_PATH}/`)) {
+      notRouted(req, res, path);
+      return;
+    }
+    // The router sees the path under the base, as express's app.use(BASE_PATH, router) did.
+    const url = req.url ?? '/';
+    req.url = url.slice(BASE_PATH.length);
+    router(req as express.Request, res as express.Response, (error?: unknown) => {
+      req.url = url;
+      if (error !== undefined && error !== 'route' && error !== 'router')
+        failed(error, req, res, path);
+      else notRouted(req, res, path);
+    });
+  };
 }
 
 function tooLarge(limit: number): EarlyRefusal {
@@ -523,15 +573,18 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** A query parameter's (first) value. */
-function query(req: Request, name: string): string | undefined {
-  const value: unknown = req.query[name];
+/** A query parameter's (first) value, parsed as express's `simple` query parser does. */
+function query(req: IncomingMessage, name: string): string | undefined {
+  const url = req.url ?? '';
+  const start = url.indexOf('?');
+  if (start < 0) return undefined;
+  const value: unknown = parseQuery(url.slice(start + 1))[name];
   if (Array.isArray(value)) return typeof value[0] === 'string' ? value[0] : undefined;
   return typeof value === 'string' ? value : undefined;
 }
 
 function param(req: Request, name: string): string {
-  const value = (req.params as Record<string, string | undefined>)[name];
+  const value = req.params[name];
   return value ?? '';
 }
 
@@ -647,10 +700,10 @@ export async function startAgentApiServer(options: AgentApiServerOptions): Promi
       'the agent API needs a TLS certificate and key (or insecureHttp, for tests only)',
     );
   }
-  const app = createAgentApiApp(options);
+  const handler = createAgentApiHandler(options);
   const server: Server = options.tls
-    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, app)
-    : createHttpServer(app);
+    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, handler)
+    : createHttpServer(handler);
   // Agents poll every minute or faster; keep their connections longer than a poll.
   server.keepAliveTimeout = 75_000;
   server.headersTimeout = 80_000;

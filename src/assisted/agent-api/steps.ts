@@ -103,9 +103,19 @@ const WILDCARD_PROBE_NAME = 'validateNoWildcardDNS';
 /** Free addresses are scanned only in IPv4 networks of at most 2^10 addresses. */
 const MAX_SMALL_V4_HOST_BITS = 10;
 
+/** Random bytes for step ids, drawn 4 at a time from a block (one RNG call per 1,024 ids). */
+let entropy = Buffer.alloc(0);
+let entropyUsed = 0;
+
 /** A step id as upstream makes them: `<step_type>-<8 hex>`. */
 export function newStepId(stepType: StepType): string {
-  return `${stepType}-${randomBytes(4).toString('hex')}`;
+  if (entropyUsed + 4 > entropy.length) {
+    entropy = randomBytes(4096);
+    entropyUsed = 0;
+  }
+  const hex = entropy.toString('hex', entropyUsed, entropyUsed + 4);
+  entropyUsed += 4;
+  return `${stepType}-${hex}`;
 }
 
 /**

@@ -61,7 +61,15 @@ import {
   installConfigYaml,
   parseOverrides,
 } from './install-config.js';
-import { ACI_GROUP, ClusterAnnotation, ClusterGvk, ClusterLabel, asKube, draft } from './kinds.js';
+import {
+  ACI_GROUP,
+  ClusterAnnotation,
+  ClusterGvk,
+  ClusterLabel,
+  asKube,
+  draft,
+  view,
+} from './kinds.js';
 import type {
   Agent,
   AgentClusterInstall,
@@ -87,7 +95,15 @@ export const ClusterRequeueMs = {
   installerUnavailable: 30_000,
   /** After a backend (not input) error, as upstream's defaultRequeueAfterOnError. */
   backendError: 10_000,
+  /** After a pass that moved the cluster to another status. */
+  afterMove: 1_000,
 } as const;
+
+/**
+ * How long a pull secret read for a cluster is used without reading it again (Secrets are not
+ * cached and not watched); the pass that starts an installation always reads it.
+ */
+export const PULL_SECRET_RECHECK_MS = 300_000;
 
 /** What the controller is built from. */
 export interface ClusterDeploymentsControllerOptions {
@@ -139,8 +155,23 @@ function agentsOf(reader: ObjectReader, cd: ClusterDeployment): Agent[] {
     .list(ClusterGvk.Agent, {
       labels: { [ClusterLabel.ClusterDeploymentNamespace]: cd.metadata.namespace ?? '' },
     })
-    .map((o) => draft<Agent>(o))
+    .map((o) => view<Agent>(o))
     .filter((a) => a.spec?.clusterDeploymentName?.name === cd.metadata.name);
+}
+
+/** Whether an Agent's update changes what a cluster pass reads of it. */
+export function agentMattersToCluster(object: KubeObject, previous: KubeObject): boolean {
+  const now = view<Agent>(object);
+  const before = view<Agent>(previous);
+  const specSynced = (agent: Agent): string | undefined =>
+    (agent.status?.conditions ?? []).find((c) => c.type === 'SpecSynced')?.status;
+  return (
+    !jsonEqual(now.spec, before.spec) ||
+    now.metadata.labels?.[ClusterLabel.ClusterDeploymentNamespace] !==
+      before.metadata.labels?.[ClusterLabel.ClusterDeploymentNamespace] ||
+    now.metadata.deletionTimestamp !== before.metadata.deletionTimestamp ||
+    specSynced(now) !== specSynced(before)
+  );
 }
 
 function unsyncedAgents(agents: readonly Agent[]): number {
@@ -294,7 +325,8 @@ interface Pass {
   output: InstallerOutput | undefined;
   availability: InstallerAvailability;
   syncError: SyncError | undefined;
-  pullSecret: string;
+  /** The pull secret when this pass read it live; a remembered read says only whether it is set. */
+  pullSecret: string | undefined;
   releaseImage: string;
   manifests: readonly InstallerManifest[];
   requeueAfterMs?: number;
@@ -325,6 +357,13 @@ export function createClusterDeploymentsController(
       `${options.serviceBaseUrl.replace(/\/$/, '')}/api/assisted-install/v2/events?cluster_id=${id}`);
   /** Installer output by cluster id, read once from its Secret. */
   const outputs = new Map<string, InstallerOutput>();
+  /**
+   * Pull secrets by `namespace/name` as last read, and when. Secrets are neither cached nor
+   * watched (a hub has thousands), and a cluster is looked at on every change of its hosts: a
+   * live read per pass was the controller's most frequent API request. One is read again once
+   * older than PULL_SECRET_RECHECK_MS, and always for the pass that starts the installation.
+   */
+  const pullSecrets = new Map<string, { readonly set: boolean; readonly at: number }>();
 
   const record = (pass: Pass, update: Partial<ClusterRecord>): void => {
     pass.installation = {
@@ -396,6 +435,11 @@ export function createClusterDeploymentsController(
   /** Runs the installer backend for this cluster and keeps its output. */
   const generate = async (pass: Pass): Promise<void> => {
     const { record: cluster } = pass.installation;
+    if (pass.pullSecret === undefined) {
+      const read = await pullSecretOf(pass.ctx, pass.cd, true);
+      if ('kind' in read) throw new Error(read.message);
+      pass.pullSecret = read.value ?? '';
+    }
     const config = buildInstallConfig({
       cluster,
       hosts: pass.hosts,
@@ -469,6 +513,13 @@ export function createClusterDeploymentsController(
       return;
     }
     if (!readyToInstall(counts)) return;
+    // The installer gets the pull secret as it is now, not as a pass minutes ago read it.
+    const pullSecret = await pullSecretOf(pass.ctx, pass.cd, true);
+    if ('kind' in pullSecret) {
+      pass.syncError = pullSecret;
+      return;
+    }
+    pass.pullSecret = pullSecret.value;
     pass.ctx.log.info('installing the cluster');
     for (const host of pass.hosts)
       if (host.role === 'auto-assign')
@@ -502,11 +553,16 @@ export function createClusterDeploymentsController(
       ...(passwordRef !== undefined && { adminPasswordSecretRef: { name: passwordRef } }),
     });
     if (INSTALLING.has(status) && aci.spec?.clusterMetadata === undefined) {
-      const kubeconfigRef = await ensureKubeconfigSecret(ctx.writer, cd, output.kubeconfig);
+      const kubeconfigRef = await ensureKubeconfigSecret(ctx.writer, cd, output.kubeconfig, true);
       aci.spec = { ...aci.spec, clusterMetadata: metadata(undefined, kubeconfigRef) };
     }
     if (status !== 'installed') return;
-    const passwordRef = await ensurePasswordSecret(ctx.writer, cd, output.kubeadminPassword);
+    const passwordRef = await ensurePasswordSecret(
+      ctx.writer,
+      cd,
+      output.kubeadminPassword,
+      aci.spec?.clusterMetadata?.adminPasswordSecretRef === undefined,
+    );
     const kubeconfigRef = await ensureKubeconfigSecret(ctx.writer, cd, output.kubeconfig);
     const full = metadata(passwordRef, kubeconfigRef);
     aci.spec = { ...aci.spec, clusterMetadata: full };
@@ -563,8 +619,12 @@ export function createClusterDeploymentsController(
           await applyHost(pass, host, { type: 'ClusterFailed', reason: cluster.statusInfo });
   };
 
-  const requeueFor = (pass: Pass): number | undefined => {
+  /** @param moved the cluster's status changed in this pass */
+  const requeueFor = (pass: Pass, moved: boolean): number | undefined => {
     const status = pass.installation.record.status;
+    // A move may enable the next one with nothing else changing (finalizing → installed once
+    // the installer's output is in): look again soon, not a phase's backstop later.
+    if (moved && !DONE.has(status)) return ClusterRequeueMs.afterMove;
     const byPhase =
       status === 'preparing-for-installation'
         ? ClusterRequeueMs.preparing
@@ -649,7 +709,7 @@ export function createClusterDeploymentsController(
     status: AgentClusterInstallStatus,
   ): Promise<void> => {
     let resourceVersion = aci.metadata.resourceVersion;
-    const originalAci = draft<AgentClusterInstall>(original);
+    const originalAci = view<AgentClusterInstall>(original);
     // By value, not serialised: the API server returns maps with their keys re-ordered.
     const specChanged = !jsonEqual(
       { m: originalAci.metadata, s: originalAci.spec },
@@ -685,19 +745,32 @@ export function createClusterDeploymentsController(
     return error.kind === 'backend' ? { requeueAfterMs: ClusterRequeueMs.backendError } : {};
   };
 
+  /**
+   * The ClusterDeployment's pull secret: its value when read live, else (a recent read
+   * remembered) only whether it is set.
+   * @param fresh read it live even when a recent read is remembered
+   */
   const pullSecretOf = async (
     ctx: ReconcileContext,
     cd: ClusterDeployment,
-  ): Promise<{ value: string } | SyncError> => {
+    fresh: boolean,
+  ): Promise<{ value: string | undefined; set: boolean } | SyncError> => {
     const name = cd.spec?.pullSecretRef?.name;
     const namespace = cd.metadata.namespace ?? '';
     // An installed cluster needs none (upstream getPullSecret).
-    if ((name === undefined || name === '') && cd.spec?.installed === true) return { value: '' };
+    if ((name === undefined || name === '') && cd.spec?.installed === true)
+      return { value: '', set: false };
     if (name === undefined || name === '')
       return {
         kind: 'input',
         message: `PullSecret is required for ClusterDeployment ${cd.metadata.name}/${namespace}`,
       };
+    const key = `${namespace}/${name}`;
+    const now = ctx.clock.now();
+    const known = pullSecrets.get(key);
+    if (!fresh && known !== undefined && now - known.at < PULL_SECRET_RECHECK_MS)
+      return { value: undefined, set: known.set };
+    pullSecrets.delete(key);
     const secret = await ctx.writer.getLive({ ...ClusterGvk.Secret, name, namespace });
     if (secret === undefined)
       return {
@@ -706,7 +779,9 @@ export function createClusterDeploymentsController(
       };
     const data = (secret['data'] ?? {}) as Record<string, unknown>;
     const encoded = data['.dockerconfigjson'];
-    return { value: typeof encoded === 'string' ? Buffer.from(encoded, 'base64').toString() : '' };
+    const value = typeof encoded === 'string' ? Buffer.from(encoded, 'base64').toString() : '';
+    pullSecrets.set(key, { set: value !== '', at: now });
+    return { value, set: value !== '' };
   };
 
   const releaseImageOf = (
@@ -729,8 +804,8 @@ export function createClusterDeploymentsController(
         message: `ClusterImageSet ${name} not found. Please ensure the ClusterImageSet exists`,
       };
     return {
-      version: versionOfReleaseImage(draft<ClusterImageSet>(object).spec?.releaseImage ?? ''),
-      image: draft<ClusterImageSet>(object).spec?.releaseImage ?? '',
+      version: versionOfReleaseImage(view<ClusterImageSet>(object).spec?.releaseImage ?? ''),
+      image: view<ClusterImageSet>(object).spec?.releaseImage ?? '',
     };
   };
 
@@ -770,6 +845,8 @@ export function createClusterDeploymentsController(
   async function reconcile(request: Request, ctx: ReconcileContext): Promise<ReconcileResult> {
     const cdObject = ctx.reader.get({ ...ClusterGvk.ClusterDeployment, ...request });
     if (cdObject === undefined) {
+      for (const key of pullSecrets.keys())
+        if (key.startsWith(`${request.namespace ?? ''}/`)) pullSecrets.delete(key);
       await releaseOrphans(request, ctx);
       return {};
     }
@@ -814,12 +891,12 @@ export function createClusterDeploymentsController(
         },
       ];
 
-    const pullSecret = await pullSecretOf(ctx, cd);
+    const clusterId = cd.metadata.uid ?? '';
+    const pullSecret = await pullSecretOf(ctx, cd, false);
     if ('kind' in pullSecret) return writeSyncFailure(ctx, aciObject, aci, pullSecret);
     const release = releaseImageOf(ctx, aci, cd.spec?.installed === true);
     if ('kind' in release) return writeSyncFailure(ctx, aciObject, aci, release);
 
-    const clusterId = cd.metadata.uid ?? '';
     const isNew =
       installations.get(clusterId) === undefined &&
       aci.metadata.annotations?.[ClusterAnnotation.ClusterState] === undefined;
@@ -827,7 +904,7 @@ export function createClusterDeploymentsController(
       cd,
       aci,
       release.version,
-      pullSecret.value !== '',
+      pullSecret.set,
       installations.get(clusterId),
       now,
     );
@@ -912,7 +989,7 @@ export function createClusterDeploymentsController(
       [ClusterAnnotation.ClusterState]: persistedStateOf(pass.installation),
     };
     await writeAci(ctx, aciObject, aci, statusOf(pass, counts, aci.status ?? {}));
-    const requeueAfterMs = requeueFor(pass);
+    const requeueAfterMs = requeueFor(pass, pass.installation.record.status !== status);
     if (pass.syncError?.kind === 'backend')
       return { requeueAfterMs: ClusterRequeueMs.backendError };
     return requeueAfterMs === undefined ? {} : { requeueAfterMs };
@@ -925,7 +1002,7 @@ export function createClusterDeploymentsController(
       {
         gvk: ClusterGvk.AgentClusterInstall,
         map: (object) => {
-          const name = draft<AgentClusterInstall>(object).spec?.clusterDeploymentRef?.name;
+          const name = view<AgentClusterInstall>(object).spec?.clusterDeploymentRef?.name;
           const namespace = object.metadata.namespace;
           return name === undefined || namespace === undefined ? [] : [{ namespace, name }];
         },
@@ -933,18 +1010,22 @@ export function createClusterDeploymentsController(
       {
         gvk: ClusterGvk.Agent,
         map: (object) => {
-          const ref = draft<Agent>(object).spec?.clusterDeploymentName;
+          const ref = view<Agent>(object).spec?.clusterDeploymentName;
           return ref?.name === undefined || ref.namespace === undefined
             ? []
             : [{ namespace: ref.namespace, name: ref.name }];
         },
+        // What a pass reads of Agents (binding, the namespace label, SpecSynced, deletion); a
+        // change of their host arrives from the host service, and the Agent controller's
+        // projections of it (status, annotations) would only repeat it.
+        onUpdate: agentMattersToCluster,
       },
       {
         gvk: ClusterGvk.ClusterImageSet,
         map: (object, reader) =>
           reader
             .list(ClusterGvk.AgentClusterInstall)
-            .map((o) => draft<AgentClusterInstall>(o))
+            .map((o) => view<AgentClusterInstall>(o))
             .filter((a) => a.spec?.imageSetRef?.name === object.metadata.name)
             .flatMap((a) => {
               const name = a.spec?.clusterDeploymentRef?.name;

@@ -7,6 +7,7 @@
  *   `<cd>-admin-password` (keys `username`, `password`, label secret-type `kubeadmincreds`), both
  *   labelled with the ClusterDeployment's name and owned by it, as upstream (assisted.md §3.3).
  */
+import { KubeApiError } from '../../kube/index.js';
 import type { KubeObject } from '../../kube/index.js';
 import type { ObjectWriter } from '../../bmac/runtime/contract.js';
 import type { InstallerOutput } from '../installer/installer-backend.js';
@@ -78,6 +79,8 @@ export async function storeInstallerOutput(
   if (output.ignitions.master) data['master.ign'] = JSON.stringify(output.ignitions.master);
   if (output.ignitions.worker) data['worker.ign'] = JSON.stringify(output.ignitions.worker);
   const secret = ownedSecret(cd, secretNames(cd.metadata.name).output, 'installer-output', data);
+  // Created without a read first: a first attempt is the common case (409 says otherwise).
+  if (await createdAnew(writer, secret)) return;
   const existing = await writer.getLive({
     ...ClusterGvk.Secret,
     name: secret.metadata.name,
@@ -89,6 +92,17 @@ export async function storeInstallerOutput(
       ...secret,
       metadata: { ...secret.metadata, resourceVersion: existing.metadata.resourceVersion },
     });
+}
+
+/** Creates `secret`; false when it exists already (409), so the caller reads and updates it. */
+async function createdAnew(writer: ObjectWriter, secret: KubeObject): Promise<boolean> {
+  try {
+    await writer.create(secret);
+    return true;
+  } catch (err) {
+    if (err instanceof KubeApiError && err.status === 409) return false;
+    throw err;
+  }
 }
 
 /**
@@ -135,8 +149,16 @@ export async function loadInstallerOutput(
   };
 }
 
-/** Creates `name` when missing, or replaces its data when it differs. */
-async function ensureSecret(writer: ObjectWriter, secret: KubeObject): Promise<void> {
+/**
+ * Creates `name` when missing, or replaces its data when it differs.
+ * @param likelyNew create first (no read) when the Secret is most likely not there yet
+ */
+async function ensureSecret(
+  writer: ObjectWriter,
+  secret: KubeObject,
+  likelyNew = false,
+): Promise<void> {
+  if (likelyNew && (await createdAnew(writer, secret))) return;
   const existing = await writer.getLive({
     ...ClusterGvk.Secret,
     name: secret.metadata.name,
@@ -150,22 +172,30 @@ async function ensureSecret(writer: ObjectWriter, secret: KubeObject): Promise<v
   await writer.update({ ...existing, data: secret['data'] });
 }
 
-/** The kubeconfig Secret (during the installation upstream keeps a no-ingress one there). */
+/**
+ * The kubeconfig Secret (during the installation upstream keeps a no-ingress one there).
+ * @param likelyNew create it without reading first (the installation's first publication)
+ */
 export async function ensureKubeconfigSecret(
   writer: ObjectWriter,
   cd: ClusterDeployment,
   kubeconfig: string,
+  likelyNew = false,
 ): Promise<string> {
   const name = secretNames(cd.metadata.name).kubeconfig;
-  await ensureSecret(writer, ownedSecret(cd, name, 'kubeconfig', { kubeconfig }));
+  await ensureSecret(writer, ownedSecret(cd, name, 'kubeconfig', { kubeconfig }), likelyNew);
   return name;
 }
 
-/** The kubeadmin password Secret. */
+/**
+ * The kubeadmin password Secret.
+ * @param likelyNew create it without reading first
+ */
 export async function ensurePasswordSecret(
   writer: ObjectWriter,
   cd: ClusterDeployment,
   password: string,
+  likelyNew = false,
 ): Promise<string> {
   const name = secretNames(cd.metadata.name).password;
   await ensureSecret(
@@ -173,6 +203,7 @@ export async function ensurePasswordSecret(
     // Upstream labels it `hive.openshift.io/secret-type=kubeadmincreds` and leaves the type
     // Opaque (clusterdeployments_controller.go createClusterCredentialSecret): code over docs.
     ownedSecret(cd, name, 'kubeadmincreds', { username: 'kubeadmin', password }),
+    likelyNew,
   );
   return name;
 }

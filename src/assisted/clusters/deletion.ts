@@ -15,7 +15,7 @@ import { ClusterEventText } from './cluster-events.js';
 import type { ClusterEventLog } from './cluster-events.js';
 import type { ClusterInstallations } from './cluster-installations.js';
 import type { ClusterInstallation } from './cluster-record.js';
-import { ClusterFinalizer, ClusterGvk, asKube, draft } from './kinds.js';
+import { ClusterFinalizer, ClusterGvk, asKube, draft, view } from './kinds.js';
 import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from './kinds.js';
 import type { ClusterMachine, HostDirectory } from './ports.js';
 
@@ -53,7 +53,7 @@ function shouldDeleteAgent(ctx: ReconcileContext, agent: Agent, cd: ClusterDeplo
     namespace: agent.metadata.namespace ?? '',
   });
   if (object === undefined) return false;
-  const ref = draft<InfraEnv>(object).spec?.clusterRef;
+  const ref = view<InfraEnv>(object).spec?.clusterRef;
   if (ref === undefined || ref === null) return cd.spec?.preserveOnDelete === true;
   return ref.name === cd.metadata.name && ref.namespace === cd.metadata.namespace;
 }

@@ -226,13 +226,24 @@ export class CoreInstructionBuilder implements InstructionBuilder {
       StepSettingsContext | ((context: InstructionContext) => StepSettingsContext),
   ) {}
 
+  /** The settings read for the last context (a poll builds all its steps from one context). */
+  private last: { context: InstructionContext; settings: StepSettingsContext } | undefined;
+
   build(type: StepType, context: InstructionContext): Instruction | undefined {
-    const settings = typeof this.settings === 'function' ? this.settings(context) : this.settings;
+    const settings = this.settingsFor(context);
     return buildInstruction(type, {
       ...settings,
       host: context.host,
       ...(context.cluster !== undefined && { cluster: context.cluster }),
       clusterHosts: context.clusterHosts,
     });
+  }
+
+  private settingsFor(context: InstructionContext): StepSettingsContext {
+    if (typeof this.settings !== 'function') return this.settings;
+    if (this.last?.context === context) return this.last.settings;
+    const settings = this.settings(context);
+    this.last = { context, settings };
+    return settings;
   }
 }

@@ -15,6 +15,13 @@ import { MONITORED } from './host-statuses.js';
 /** How often the monitor runs (upstream's HostMonitoring is driven every few seconds). */
 export const HOST_MONITOR_INTERVAL_MS = 10_000;
 
+/**
+ * Hosts a scheduled round refreshes before it lets other work run: a round over thousands of
+ * hosts in one go held the event loop long enough for agent requests to time out and for the
+ * API server to drop the informers' watches as too slow to read.
+ */
+export const HOST_MONITOR_SLICE = 200;
+
 /** Options of HostMonitor. */
 export interface HostMonitorOptions {
   readonly hosts: HostService;
@@ -81,13 +88,52 @@ export class HostMonitor {
       this.options.intervalMs ?? HOST_MONITOR_INTERVAL_MS,
       () => {
         if (!this.running) return;
-        if (this.options.isLeader?.() ?? true) {
-          const round = this.runOnce();
-          if (round.changed + round.deferred > 0)
-            this.options.log.debug(round, 'host monitor round');
-        }
-        this.schedule();
+        if (this.options.isLeader?.() ?? true) this.runSliced();
+        else this.schedule();
       },
     );
+  }
+
+  /**
+   * A round as runOnce's, in slices of HOST_MONITOR_SLICE hosts with other work let in between
+   * (the first slice at once); the next round is scheduled when this one ends.
+   */
+  private runSliced(): void {
+    const { clock, hosts } = this.options;
+    const started = clock.now();
+    hosts.restoreAll(new Date(started));
+    const ids = hosts
+      .all()
+      .filter((host) => MONITORED.has(host.status))
+      .map((host) => host.id);
+    let next = 0;
+    let changed = 0;
+    const slice = (): void => {
+      if (!this.running) return;
+      const now = new Date(clock.now());
+      const end = Math.min(next + HOST_MONITOR_SLICE, ids.length);
+      for (; next < end; next++) {
+        const id = ids[next]!;
+        const status = hosts.get(id)?.status;
+        if (status === undefined || !MONITORED.has(status)) continue;
+        try {
+          if (hosts.refresh(id, now)) changed++;
+        } catch (err) {
+          this.options.log.error({ host: id, err }, 'failed to refresh host');
+        }
+      }
+      if (next < ids.length) {
+        setImmediate(slice);
+        return;
+      }
+      const deferred = hosts.flushDeferred();
+      if (changed + deferred > 0)
+        this.options.log.debug(
+          { refreshed: ids.length, changed, deferred, durationMs: clock.now() - started },
+          'host monitor round',
+        );
+      this.schedule();
+    };
+    slice();
   }
 }

@@ -37,8 +37,10 @@ import type {
   HostProgress,
   HostRecord,
   HostStepResults,
+  ValidationsInfo,
   WireInventory,
 } from '../model.js';
+import { agentClockState } from '../validations/host-validations.js';
 import type { StoredHost } from './agent-projection.js';
 import { projectMetadata, restoreHost } from './agent-projection.js';
 import { AGENT_FINALIZER, HostKind } from './agent-names.js';
@@ -105,6 +107,27 @@ function refusal(httpStatus: 400 | 404 | 409 | 503, reason: string): Outcome<nev
 
 function ok<T>(value: T): Outcome<T> {
   return { ok: true, value };
+}
+
+/** A host's last validation and what it was computed from. */
+interface ValidationMemo {
+  readonly host: HostRecord;
+  readonly cluster: ClusterRecord | undefined;
+  readonly clusterHosts: readonly HostRecord[];
+  readonly connected: boolean;
+  readonly mediaStatus: StoredHost['mediaStatus'];
+  readonly clock: ReturnType<typeof agentClockState>;
+  readonly result: ValidationsInfo;
+}
+
+/** Whether two records hold the very same values (by identity) but for the check-in time. */
+function sameButCheckIn(a: HostRecord, b: HostRecord): boolean {
+  if (a === b) return true;
+  const x = a as unknown as Record<string, unknown>;
+  const y = b as unknown as Record<string, unknown>;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  return keys.every((key) => key === 'checkedInAt' || x[key] === y[key]);
 }
 
 /** Whether two records differ in anything but the check-in time (shallow, then by value). */
@@ -182,6 +205,8 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
   private readonly listeners: HostListener[] = [];
   /** Hosts changed only in minor ways since their Agent was last enqueued. */
   private readonly deferred = new Set<string>();
+  /** Each host's last validation and its inputs (see {@link validate}). */
+  private readonly validations = new Map<string, ValidationMemo>();
   private readonly clock: Clock;
   private readonly maxDisconnectionMs: number;
 
@@ -390,13 +415,11 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
     const context = this.machineContext(record, now);
     const plan = this.options.machine.nextSteps(record, context);
     const { cluster, clusterHosts } = context;
+    // One context for every step of the poll: the builder reads its settings once per context.
+    const stepContext = { host: record, ...(cluster !== undefined && { cluster }), clusterHosts };
     const instructions: Instruction[] = [];
     for (const type of plan.stepTypes) {
-      const instruction = this.options.instructions.build(type, {
-        host: record,
-        ...(cluster !== undefined && { cluster }),
-        clusterHosts,
-      });
+      const instruction = this.options.instructions.build(type, stepContext);
       if (instruction !== undefined) instructions.push(instruction);
     }
     return Promise.resolve(
@@ -717,16 +740,7 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
 
   private refreshed(host: HostRecord, now: Date): HostRecord {
     const context = this.machineContext(host, now);
-    const { cluster, clusterHosts, connected } = context;
-    const stored = this.hosts.get(host.id);
-    const fresh = this.options.validator.validate(host, {
-      now,
-      ...(cluster !== undefined && { cluster }),
-      clusterHosts,
-      connected,
-      ...(stored?.agentTimestamp !== undefined && { agentTimestamp: stored.agentTimestamp }),
-      ...(stored?.mediaStatus !== undefined && { mediaStatus: stored.mediaStatus }),
-    });
+    const fresh = this.validate(host, this.hosts.get(host.id), context);
     const validationsInfo = jsonEqual(fresh, host.validationsInfo) ? host.validationsInfo : fresh;
     const validated: HostRecord =
       validationsInfo === host.validationsInfo ? host : { ...host, validationsInfo };
@@ -736,6 +750,54 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
       { ...context, validations: validationsInfo },
     );
     return outcome.ok ? outcome.host : validated;
+  }
+
+  /**
+   * The host's validations. They depend on the record (not on its check-in time), its cluster's
+   * record and hosts, the connection, the media and the agent's clock standing; the monitor
+   * re-evaluates every host every few seconds, mostly with none of these changed, so the last
+   * result is reused while they are the same objects (records are replaced, never edited). A
+   * clock out of sync is always evaluated again (its message carries the service's time).
+   */
+  private validate(
+    host: HostRecord,
+    stored: StoredHost | undefined,
+    context: HostMachineContext,
+  ): ValidationsInfo {
+    const { cluster, clusterHosts, connected, now } = context;
+    const clock = agentClockState(stored?.agentTimestamp, now);
+    const last = this.validations.get(host.id);
+    if (
+      last !== undefined &&
+      clock !== 'service-ahead' &&
+      clock !== 'host-ahead' &&
+      last.clock === clock &&
+      last.connected === connected &&
+      last.mediaStatus === stored?.mediaStatus &&
+      last.cluster === cluster &&
+      sameButCheckIn(last.host, host) &&
+      last.clusterHosts.length === clusterHosts.length &&
+      last.clusterHosts.every((h, i) => sameButCheckIn(h, clusterHosts[i]!))
+    )
+      return last.result;
+    const result = this.options.validator.validate(host, {
+      now,
+      ...(cluster !== undefined && { cluster }),
+      clusterHosts,
+      connected,
+      ...(stored?.agentTimestamp !== undefined && { agentTimestamp: stored.agentTimestamp }),
+      ...(stored?.mediaStatus !== undefined && { mediaStatus: stored.mediaStatus }),
+    });
+    this.validations.set(host.id, {
+      host,
+      cluster,
+      clusterHosts,
+      connected,
+      mediaStatus: stored?.mediaStatus,
+      clock,
+      result,
+    });
+    return result;
   }
 
   private withInventory(host: HostRecord, raw: WireInventory): HostRecord {
@@ -850,6 +912,7 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
     if (stored === undefined) return;
     this.hosts.delete(hostId);
     this.logsStartedAt.delete(hostId);
+    this.validations.delete(hostId);
     if (stored.record.clusterId !== undefined)
       this.byCluster.get(stored.record.clusterId)?.delete(hostId);
   }

@@ -95,6 +95,11 @@ export interface HostValidationContext {
 
 /** The host validations (src/assisted/validations). */
 export interface HostValidator {
+  /**
+   * Must depend on nothing but the record (not its `checkedInAt`), the cluster's record and
+   * hosts, `connected`, `mediaStatus`, and `now` only through the agent clock's standing
+   * (agentClockState): the HostService reuses the last result while these stay the same.
+   */
   validate(host: HostRecord, context: HostValidationContext): ValidationsInfo;
   /** The installation disks the host may use, most preferred first: disk ids (assisted.md §5). */
   validDisks(host: HostRecord, cluster: ClusterRecord | undefined): readonly string[];

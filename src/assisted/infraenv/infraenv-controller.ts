@@ -142,16 +142,14 @@ export class InfraEnvController implements Controller {
           .map(requestOf),
     },
     {
-      // The ClusterDeployment an InfraEnv is bound to came or went.
+      // The ClusterDeployment an InfraEnv is bound to came, went or changed: the InfraEnvs that
+      // name it, as their last passes saw them (a fleet's every InfraEnv is not read per event).
       gvk: Gvk.ClusterDeployment,
-      map: (cd, reader) =>
-        reader
-          .list(Gvk.InfraEnv)
-          .filter((infraEnv) => {
-            const ref = record(record(infraEnv['spec'])['clusterRef']);
-            return ref['name'] === cd.metadata.name && ref['namespace'] === cd.metadata.namespace;
-          })
-          .map(requestOf),
+      map: (cd) =>
+        [
+          ...(this.byClusterDeployment.get(`${cd.metadata.namespace ?? ''}/${cd.metadata.name}`) ??
+            []),
+        ].map(requestOfKey),
     },
   ];
   private readonly imageServiceBaseUrl: string;
@@ -160,6 +158,13 @@ export class InfraEnvController implements Controller {
   private readonly publicKey: KeyObject;
   /** By request key: what {@link createImage} last built, to skip rebuilding the same image. */
   private readonly built = new Map<string, BuiltImage>();
+  /**
+   * The InfraEnvs naming each ClusterDeployment (`namespace/name` → InfraEnv keys), as of their
+   * last pass. A pass records its InfraEnv before it reads the ClusterDeployment, so a
+   * ClusterDeployment event after that read finds it, and one before it is seen by the read.
+   */
+  private readonly byClusterDeployment = new Map<string, Set<string>>();
+  private readonly clusterDeploymentOf = new Map<string, string>();
 
   /** @throws Error when the service URL is empty */
   constructor(private readonly props: InfraEnvControllerProps) {
@@ -175,6 +180,7 @@ export class InfraEnvController implements Controller {
 
   async reconcile(request: Request, ctx: ReconcileContext): Promise<ReconcileResult> {
     const found = ctx.reader.get({ ...Gvk.InfraEnv, ...request });
+    this.remember(requestKey(request), found);
     if (found === undefined || found.metadata['deletionTimestamp'] !== undefined)
       this.built.delete(requestKey(request));
     if (found === undefined) return {};
@@ -437,6 +443,30 @@ export class InfraEnvController implements Controller {
     return signAgentToken(id, this.props.privateKey);
   }
 
+  /** Keeps {@link byClusterDeployment} up to date with the InfraEnv `key` as read now. */
+  private remember(key: string, infraEnv: KubeObject | undefined): void {
+    const ref = record(record(infraEnv?.['spec'])['clusterRef']);
+    const cd =
+      infraEnv === undefined || Object.keys(ref).length === 0
+        ? undefined
+        : `${str(ref['namespace'])}/${str(ref['name'])}`;
+    const before = this.clusterDeploymentOf.get(key);
+    if (before === cd) return;
+    if (before !== undefined) {
+      const keys = this.byClusterDeployment.get(before);
+      keys?.delete(key);
+      if (keys?.size === 0) this.byClusterDeployment.delete(before);
+    }
+    if (cd === undefined) {
+      this.clusterDeploymentOf.delete(key);
+      return;
+    }
+    this.clusterDeploymentOf.set(key, cd);
+    let keys = this.byClusterDeployment.get(cd);
+    if (keys === undefined) this.byClusterDeployment.set(cd, (keys = new Set()));
+    keys.add(key);
+  }
+
   /** Why the InfraEnv's ClusterDeployment cannot be used, or undefined when it can (or none is named). */
   private missingClusterDeployment(
     infraEnv: KubeObject,
@@ -541,6 +571,12 @@ function selects(selector: Json, labels: Readonly<Record<string, string>>): bool
 
 function imageTypeOf(value: string): ImageType | undefined {
   return value === ImageType.FullIso || value === ImageType.MinimalIso ? value : undefined;
+}
+
+/** The Request of a queue key (`namespace/name`). */
+function requestOfKey(key: string): Request {
+  const slash = key.indexOf('/');
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
 function namespaced(namespace: string | undefined): { namespace?: string } {

@@ -535,23 +535,38 @@ function ntpSynced(c: Context): Outcome {
   return [status, `Unexpected status ${status}`];
 }
 
+/**
+ * How the agent's clock (`timestamp` of its last check-in, Unix seconds) stands against the
+ * service's at `now`: unknown, within the limits, or too far behind or ahead.
+ */
+export function agentClockState(
+  agentTimestamp: number | undefined,
+  now: Date,
+): 'unknown' | 'synced' | 'service-ahead' | 'host-ahead' {
+  const timestamp = agentTimestamp ?? 0;
+  if (timestamp === 0) return 'unknown';
+  const diff = now.getTime() - timestamp * 1000;
+  if (diff > MAX_SERVICE_AHEAD_MS) return 'service-ahead';
+  if (diff < -MAX_HOST_AHEAD_MS) return 'host-ahead';
+  return 'synced';
+}
+
 function timeSyncedBetweenHostAndService(c: Context): Outcome {
-  const timestamp = c.host.agentTimestamp ?? 0;
-  if (timestamp === 0) {
+  const state = agentClockState(c.host.agentTimestamp, c.now);
+  if (state === 'unknown') {
     return [
       'pending',
       "Missing host time, can't determine synchronization between host and service",
     ];
   }
-  const diff = c.now.getTime() - timestamp * 1000;
   const serviceTime = goUtcTimeString(c.now);
-  if (diff > MAX_SERVICE_AHEAD_MS) {
+  if (state === 'service-ahead') {
     return [
       'failure',
       `Host clock is not synchronized, service time is ahead of host's at least for ${goFixed(20, 1)} minutes, please configure an NTP server via DHCP. Service time: ${serviceTime}`,
     ];
   }
-  if (diff < -MAX_HOST_AHEAD_MS) {
+  if (state === 'host-ahead') {
     return [
       'failure',
       `Host clock is not synchronized, host time is ahead of service at least for ${goFixed(60, 1)} minutes, please configure an NTP server via DHCP. Service time: ${serviceTime}`,

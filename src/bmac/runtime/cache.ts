@@ -22,9 +22,15 @@ export class KindNotCachedError extends SiteForgeError {
   }
 }
 
-/** The objects of one kind, by namespace then name (`''` for cluster scope). */
+/**
+ * The objects of one kind, by namespace then name (`''` for cluster scope). A label a list asks
+ * for across namespaces gets an index (label value → objects) on first use, kept up to date from
+ * then on, so that such a list costs the objects it finds, not every object of the kind.
+ */
 export class ObjectStore {
   private readonly byNamespace = new Map<string, Map<string, KubeObject>>();
+  /** label key → label value → `namespace/name` → object. */
+  private readonly byLabel = new Map<string, Map<string, Map<string, KubeObject>>>();
   private count = 0;
 
   /** Objects stored. */
@@ -40,16 +46,28 @@ export class ObjectStore {
    * Stores a frozen copy of `object`, without `metadata.managedFields` (often the larger part
    * of an object, and read by no reconciler; an update that omits them leaves them as they are
    * on the server, as with controller-runtime's TransformStripManagedFields).
+   * @param adopt store `object` itself, frozen, instead of a copy: for objects nobody else holds
+   *   (an informer's freshly decoded watch events and list items)
    * @returns what it replaced
    */
-  set(object: KubeObject): KubeObject | undefined {
+  set(object: KubeObject, adopt = false): KubeObject | undefined {
     const namespace = object.metadata.namespace ?? '';
     let names = this.byNamespace.get(namespace);
     if (names === undefined)
       this.byNamespace.set(namespace, (names = new Map<string, KubeObject>()));
     const previous = names.get(object.metadata.name);
     if (previous === undefined) this.count++;
-    names.set(object.metadata.name, deepFreeze(structuredClone(withoutManagedFields(object))));
+    const trimmed = withoutManagedFields(object);
+    const stored = deepFreeze(adopt ? trimmed : structuredClone(trimmed));
+    names.set(object.metadata.name, stored);
+    for (const [key, index] of this.byLabel) {
+      if (
+        previous !== undefined &&
+        previous.metadata.labels?.[key] !== stored.metadata.labels?.[key]
+      )
+        this.unindexLabel(index, key, previous);
+      this.indexLabel(index, key, stored);
+    }
     return previous;
   }
 
@@ -61,7 +79,42 @@ export class ObjectStore {
     names.delete(name);
     this.count--;
     if (names.size === 0) this.byNamespace.delete(namespace ?? '');
+    for (const [key, index] of this.byLabel) this.unindexLabel(index, key, previous);
     return previous;
+  }
+
+  /** The objects whose label `key` is `value` (indexing the label on first use). */
+  withLabel(key: string, value: string): Iterable<KubeObject> {
+    let index = this.byLabel.get(key);
+    if (index === undefined) {
+      this.byLabel.set(key, (index = new Map<string, Map<string, KubeObject>>()));
+      for (const object of this.values()) this.indexLabel(index, key, object);
+    }
+    return index.get(value)?.values() ?? [];
+  }
+
+  private indexLabel(
+    index: Map<string, Map<string, KubeObject>>,
+    key: string,
+    object: KubeObject,
+  ): void {
+    const value = object.metadata.labels?.[key];
+    if (value === undefined) return;
+    let objects = index.get(value);
+    if (objects === undefined) index.set(value, (objects = new Map<string, KubeObject>()));
+    objects.set(objectKey(object), object);
+  }
+
+  private unindexLabel(
+    index: Map<string, Map<string, KubeObject>>,
+    key: string,
+    object: KubeObject,
+  ): void {
+    const value = object.metadata.labels?.[key];
+    if (value === undefined) return;
+    const objects = index.get(value);
+    objects?.delete(objectKey(object));
+    if (objects?.size === 0) index.delete(value);
   }
 
   /** Every object, or those of one namespace. */
@@ -92,9 +145,21 @@ export class ObjectCache implements ObjectReader {
 
   list(gvk: GroupVersionKind, options: ReaderListOptions = {}): readonly KubeObject[] {
     const labels = Object.entries(options.labels ?? {});
+    const store = this.existing(gvk);
+    const { namespace } = options;
+    const first = labels[0];
+    // Within a namespace a scan is short; across namespaces a label index answers.
+    const candidates =
+      namespace === undefined && first !== undefined
+        ? store.withLabel(first[0], first[1])
+        : store.values(namespace);
     const found: KubeObject[] = [];
-    for (const object of this.existing(gvk).values(options.namespace))
-      if (labels.every(([k, v]) => object.metadata.labels?.[k] === v)) found.push(object);
+    for (const object of candidates)
+      if (
+        (namespace === undefined || (object.metadata.namespace ?? '') === namespace) &&
+        labels.every(([k, v]) => object.metadata.labels?.[k] === v)
+      )
+        found.push(object);
     return found;
   }
 
@@ -103,6 +168,10 @@ export class ObjectCache implements ObjectReader {
     if (store === undefined) throw new KindNotCachedError(gvk);
     return store;
   }
+}
+
+function objectKey(object: KubeObject): string {
+  return `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
 }
 
 function withoutManagedFields(object: KubeObject): KubeObject {

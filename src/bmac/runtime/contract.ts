@@ -89,6 +89,12 @@ export interface Watch {
   readonly gvk: GroupVersionKind;
   /** The primary objects to reconcile when `object` changes (read more from `reader` if needed). */
   map(object: KubeObject, reader: ObjectReader): readonly Request[];
+  /**
+   * Whether an update matters to the controller (controller-runtime's update predicate): an
+   * update it answers false to wakes nothing. Adds, deletes and resyncs always go to `map`.
+   * @default every update matters
+   */
+  onUpdate?(object: KubeObject, previous: KubeObject): boolean;
 }
 
 /** One controller: a primary kind, the kinds it also watches, and its reconcile function. */

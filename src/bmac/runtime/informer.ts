@@ -1,10 +1,14 @@
 /**
  * An informer that never goes silent. client-node's own informer stops for good on any watch
- * error but 410; this one lists, then watches from the list's resourceVersion, and whenever the
- * watch breaks (an error, an ERROR event, a connection that ends early) it counts a restart,
- * waits an exponential backoff with jitter (none after 410 Gone), lists again, and tells its
- * listeners what changed during the gap: deletes for objects gone, updates for objects changed,
- * adds for new ones. A watch the server ends on its own time limit is simply resumed.
+ * error but 410; this one lists, then watches from the list's resourceVersion. A watch the server
+ * ends on its own time limit is simply resumed. One that ends early without an error (a cut
+ * connection, or the API server dropping a watcher that read too slowly) counts a restart, waits
+ * an exponential backoff with jitter and resumes from the last version it saw, as client-go's
+ * reflector does: the server replays what happened since, or answers 410 Gone. Only an error
+ * (a refused or failed watch, an ERROR event, 410 Gone at once without waiting) makes it list
+ * again, and tell its listeners what changed during the gap: deletes for objects gone, updates
+ * for objects changed, adds for new ones. Listing a large kind again (thousands of Agents with
+ * their inventories) costs the API server and this process far more than resuming.
  */
 import type {
   GroupVersionKind,
@@ -62,6 +66,8 @@ const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 500, maxMs: 30_000, jitter: 0.
 export class Informer {
   private readonly listeners: ((event: InformerEvent) => void)[] = [];
   private readonly synced = new Set<string | undefined>();
+  /** The resourceVersion each scope's list and watch has brought the store up to. */
+  private readonly seen = new Map<string | undefined, string>();
   private scopes: readonly (string | undefined)[];
   private readonly stopping = new AbortController();
   private readonly stopWatches = new Set<() => void>();
@@ -110,6 +116,36 @@ export class Informer {
     this.started = true;
     void this.begin();
     this.scheduleResync();
+  }
+
+  /**
+   * Takes an object this process just wrote (the API server's answer) into the store before its
+   * watch event arrives, as client-go's mutation cache does, so that the next pass reads what it
+   * wrote instead of the version before (which made its next write a 409 conflict, and retried
+   * passes on stale data). Only an object newer than everything the watch has brought so far is
+   * taken (a later delete cannot have been told yet); listeners hear of it as of a watch event,
+   * and the watch event itself, when it comes, changes nothing. Versions that are not decimal
+   * (an API server not backed by etcd) are never compared: such objects wait for their event.
+   */
+  offer(object: KubeObject): void {
+    if (this.isStopped()) return;
+    const namespace = object.metadata.namespace;
+    const scope = this.scopes[0] === undefined ? undefined : namespace;
+    if (scope !== undefined && !this.scopes.includes(scope)) return;
+    const seen = this.seen.get(scope);
+    const version = object.metadata.resourceVersion;
+    if (seen === undefined || version === undefined || !isNewer(version, seen)) return;
+    const { store } = this.options;
+    const current = store.get(namespace, object.metadata.name);
+    const currentVersion = current?.metadata.resourceVersion;
+    if (currentVersion !== undefined && !isNewer(version, currentVersion)) return;
+    store.set(this.trim(object));
+    const stored = store.get(namespace, object.metadata.name)!;
+    this.tell(
+      current === undefined
+        ? { type: 'add', object: stored }
+        : { type: 'update', object: stored, previous: current },
+    );
   }
 
   /** Ends the watches and any wait; nothing is told to listeners afterwards. */
@@ -163,10 +199,12 @@ export class Informer {
       let startedAt = clock.now();
       try {
         if (version === undefined) {
+          this.seen.delete(namespace);
           const listed = await client.list(gvk, scope);
           if (this.isStopped()) return;
-          this.replace(namespace, listed.items);
+          this.replace(namespace, listed.items, listed.resourceVersion);
           version = listed.resourceVersion;
+          this.seen.set(namespace, version);
           if (!this.synced.has(namespace)) {
             this.synced.add(namespace);
             log.debug({ objects: listed.items.length }, 'informer synced');
@@ -175,11 +213,14 @@ export class Informer {
         }
         const timeoutSeconds = this.watchTimeout();
         startedAt = clock.now();
+        const from = version;
         const stream = client.watch(
           gvk,
           { ...scope, resourceVersion: version, timeoutSeconds },
           (event) => {
-            if (!this.isStopped()) version = this.apply(event) ?? version;
+            if (this.isStopped()) return;
+            version = this.apply(event) ?? version;
+            if (version !== undefined) this.seen.set(namespace, version);
           },
         );
         const stop = (): void => {
@@ -198,18 +239,31 @@ export class Informer {
           failures = 0;
           continue;
         }
-        throw new WatchClosedError(ranMs);
+        // Ended early but cleanly: resume from the last version seen, after a backoff. A watch
+        // that brought changes did its work (a busy kind's watcher the API server dropped):
+        // the backoff starts over, so the cache is not left minutes behind.
+        if (ranMs >= (this.options.stableAfterMs ?? 60_000) || version !== from) failures = 0;
+        failures++;
+        this.restartCount++;
+        this.options.onRestart?.('closed');
+        const waitMs = backoffDelay(
+          failures,
+          this.options.backoff ?? DEFAULT_BACKOFF,
+          this.options.random,
+        );
+        log.warn(
+          { reason: 'closed', ranMs, retryInMs: waitMs },
+          'watch ended early; resuming from the last version seen',
+        );
+        await delay(clock, waitMs, this.stopping.signal);
       } catch (error) {
         if (this.isStopped()) return;
         const gone = error instanceof KubeApiError && error.code === KubeApiErrorCode.Gone;
-        const reason: RestartReason = gone
-          ? 'gone'
-          : error instanceof WatchClosedError
-            ? 'closed'
-            : 'error';
+        const reason: RestartReason = gone ? 'gone' : 'error';
         if (clock.now() - startedAt >= (this.options.stableAfterMs ?? 60_000)) failures = 0;
         failures++;
         version = undefined;
+        this.seen.delete(namespace);
         this.restartCount++;
         this.options.onRestart?.(reason);
         const waitMs = gone
@@ -239,8 +293,9 @@ export class Informer {
       this.tell({ type: 'delete', object: previous ?? object });
     } else {
       const current = store.get(object.metadata.namespace, object.metadata.name);
-      if (current?.metadata.resourceVersion !== object.metadata.resourceVersion) {
-        store.set(this.trim(object));
+      // Equal: already stored; older: this process stored its own newer write (offer).
+      if (current === undefined || isNewerOrOther(object.metadata.resourceVersion, current)) {
+        store.set(this.trim(object), true);
         const stored = store.get(object.metadata.namespace, object.metadata.name)!;
         this.tell(
           current === undefined
@@ -253,14 +308,19 @@ export class Informer {
   }
 
   /** Makes the store's view of `namespace` what a list answered, telling every difference. */
-  private replace(namespace: string | undefined, items: readonly KubeObject[]): void {
+  private replace(
+    namespace: string | undefined,
+    items: readonly KubeObject[],
+    listVersion: string,
+  ): void {
     const { store } = this.options;
     const listed = new Set<string>();
     for (const item of items) {
       listed.add(`${item.metadata.namespace ?? ''}/${item.metadata.name}`);
       const current = store.get(item.metadata.namespace, item.metadata.name);
-      if (current?.metadata.resourceVersion === item.metadata.resourceVersion) continue;
-      store.set(this.trim(item));
+      if (current !== undefined && !isNewerOrOther(item.metadata.resourceVersion, current))
+        continue;
+      store.set(this.trim(item), true);
       const stored = store.get(item.metadata.namespace, item.metadata.name)!;
       this.tell(
         current === undefined
@@ -270,6 +330,9 @@ export class Informer {
     }
     for (const object of [...store.values(namespace)]) {
       if (listed.has(`${object.metadata.namespace ?? ''}/${object.metadata.name}`)) continue;
+      // Written by this process after the list's snapshot: not gone, only newer.
+      const version = object.metadata.resourceVersion;
+      if (version !== undefined && isNewer(version, listVersion)) continue;
       store.delete(object.metadata.namespace, object.metadata.name);
       this.tell({ type: 'delete', object });
     }
@@ -316,11 +379,21 @@ export class Informer {
   }
 }
 
-/** A watch that ended without error long before its time limit (a cut connection). */
-class WatchClosedError extends Error {
-  constructor(ranMs: number) {
-    super(`the watch ended after ${String(ranMs)} ms, before its time limit`);
-  }
+const DECIMAL = /^\d+$/;
+
+/** Whether resourceVersion `a` is later than `b`; false unless both are decimal (etcd's). */
+function isNewer(a: string, b: string): boolean {
+  if (!DECIMAL.test(a) || !DECIMAL.test(b)) return false;
+  return a.length !== b.length ? a.length > b.length : a > b;
+}
+
+/** Whether `version` should replace the stored object: later, or not comparable and different. */
+function isNewerOrOther(version: string | undefined, stored: KubeObject): boolean {
+  const current = stored.metadata.resourceVersion;
+  if (version === current) return false;
+  if (version === undefined || current === undefined) return true;
+  if (DECIMAL.test(version) && DECIMAL.test(current)) return isNewer(version, current);
+  return true;
 }
 
 function errorText(error: unknown): string {

@@ -7,7 +7,7 @@
  * leadership aborts every in-flight pass at once through its signal and pauses the workers.
  */
 import { setMaxListeners } from 'node:events';
-import type { GroupVersionKind, RuntimeKubeClient } from '../../kube/index.js';
+import type { GroupVersionKind, KubeObject, RuntimeKubeClient } from '../../kube/index.js';
 import { KubeApiError, KubeApiErrorCode } from '../../kube/index.js';
 import { SiteForgeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
@@ -220,8 +220,19 @@ export class Manager {
    * write budget, and aborted with the current leadership term.
    */
   writer(): ObjectWriter {
-    return new RateLimitedObjectWriter(this.options.client, this.writes, this.term.signal);
+    return new RateLimitedObjectWriter(
+      this.options.client,
+      this.writes,
+      this.term.signal,
+      this.written,
+    );
   }
+
+  /** What a write answered goes into the cache at once (Informer.offer). */
+  private readonly written = (object: KubeObject): void => {
+    if (typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') return;
+    this.informers.get(gvkKey({ apiVersion: object.apiVersion, kind: object.kind }))?.offer(object);
+  };
 
   /**
    * Calls `hook` each time this replica starts acting (caches synced and leading), before any
@@ -384,6 +395,8 @@ export class Manager {
       if (gvkKey(controller.for) === key) runner.queue.add(requestKey(requestOf(event.object)));
       for (const watch of controller.watches ?? []) {
         if (gvkKey(watch.gvk) !== key) continue;
+        if (event.type === 'update' && watch.onUpdate?.(event.object, event.previous) === false)
+          continue;
         const objects = event.type === 'update' ? [event.object, event.previous] : [event.object];
         for (const object of objects) {
           try {
@@ -443,7 +456,12 @@ export class Manager {
     const request = requestOfKey(key);
     const context: ReconcileContext = {
       reader: this.cache,
-      writer: new RateLimitedObjectWriter(this.options.client, this.writes, term.signal),
+      writer: new RateLimitedObjectWriter(
+        this.options.client,
+        this.writes,
+        term.signal,
+        this.written,
+      ),
       events: runner.events,
       clock: this.clock,
       log: log.child(request.namespace === undefined ? { name: request.name } : { ...request }),

@@ -52,6 +52,7 @@ export class RuntimeMetrics implements RedfishMetrics {
   private readonly duration: Histogram<'controller'>;
   private readonly restarts: Counter<'kind' | 'reason'>;
   private readonly requests: Counter<'verb' | 'code'>;
+  private readonly requestSeconds: Histogram<'verb'>;
   private readonly redfish: Counter<'vendor' | 'outcome'>;
   private readonly leader: Gauge;
   private readonly agentRequests: Counter<'operation' | 'code'>;
@@ -95,6 +96,13 @@ export class RuntimeMetrics implements RedfishMetrics {
       name: 'siteforge_api_requests_total',
       help: 'Requests to the Kubernetes API server, per verb, resource and HTTP status (or unreachable).',
       labelNames: ['verb', 'resource', 'code'],
+      registers,
+    });
+    this.requestSeconds = new Histogram({
+      name: 'siteforge_api_request_duration_seconds',
+      help: 'Time from sending a request to the Kubernetes API server to its answer, per verb.',
+      labelNames: ['verb'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
     this.redfish = new Counter({
@@ -164,8 +172,14 @@ export class RuntimeMetrics implements RedfishMetrics {
   }
 
   /** Counts one API request (a RequestObserver). */
-  apiRequest(verb: RequestVerb, status: number | 'unreachable', resource?: string): void {
+  apiRequest(
+    verb: RequestVerb,
+    status: number | 'unreachable',
+    resource?: string,
+    seconds?: number,
+  ): void {
     this.requests.inc({ verb, code: String(status), ...(resource !== undefined && { resource }) });
+    if (seconds !== undefined) this.requestSeconds.observe({ verb }, seconds);
   }
 
   redfishCall(vendor: string, outcome: string): void {

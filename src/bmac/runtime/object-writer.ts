@@ -9,25 +9,32 @@ import type { TokenBucket } from './token-bucket.js';
 
 /** ObjectWriter over a RuntimeKubeClient, writes rate-limited by a shared TokenBucket. */
 export class RateLimitedObjectWriter implements ObjectWriter {
+  /** @param written told of every object the API server answered a write with (the cache) */
   constructor(
     private readonly client: RuntimeKubeClient,
     private readonly bucket: TokenBucket,
     private readonly signal: AbortSignal,
+    private readonly written: (object: KubeObject) => void = () => undefined,
   ) {}
 
   async create(object: KubeObject): Promise<KubeObject> {
     await this.permit();
-    return this.client.create(object);
+    return this.told(await this.client.create(object));
   }
 
   async update(object: KubeObject): Promise<KubeObject> {
     await this.permit();
-    return this.client.update(object);
+    return this.told(await this.client.update(object));
   }
 
   async updateStatus(object: KubeObject): Promise<KubeObject> {
     await this.permit();
-    return this.client.updateStatus(object);
+    return this.told(await this.client.updateStatus(object));
+  }
+
+  private told(object: KubeObject): KubeObject {
+    this.written(object);
+    return object;
   }
 
   async delete(ref: ObjectRef, options?: DeleteOptions): Promise<boolean> {

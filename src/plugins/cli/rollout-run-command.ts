@@ -274,7 +274,7 @@ async function run(args: Args, io: CliIo): Promise<number> {
     );
   const name = nameOf(args);
   if (args.positional.length > 1) throw new UsageError('rollout run takes one plan file');
-  // The plan is read and checked before the hub is asked anything.
+  // The plan is read and checked before anything talks to the hub.
   const plan = planFile === undefined ? undefined : readPlan(planFile, args, io);
   const hub = connect(args);
   let rollout = await hub.store.get(args.namespace, name);
@@ -368,8 +368,8 @@ async function run(args: Args, io: CliIo): Promise<number> {
 }
 
 /**
- * A plan file's JSON, checked as a plan (with any target: the target only joins the spec) and
- * for a --target, before the hub is asked anything.
+ * The plan file as JSON, checked as a plan (with a stand-in target: the real one may need the
+ * hub); usage errors for a file that is missing, too large or not JSON (at its line and column).
  */
 function readPlan(file: string, args: Args, io: CliIo): unknown {
   const path = resolve(io.cwd, file);
@@ -406,10 +406,9 @@ function readPlan(file: string, args: Args, io: CliIo): unknown {
 function jsonErrorPlace(file: string, text: string, message: string): string {
   const position = /at position (\d+)/.exec(message);
   let offset: number | undefined = position ? Number(position[1]) : undefined;
-  if (offset === undefined) {
-    const error = parseDocument(text.slice(0, 1024 * 1024)).errors[0];
-    offset = error?.pos[0];
-  }
+  // The YAML parse is bounded: past 8 MiB, the file alone is named.
+  if (offset === undefined && text.length <= 8 * 1024 * 1024)
+    offset = parseDocument(text).errors[0]?.pos[0];
   if (offset === undefined) return file;
   const before = text.slice(0, offset).split('\n');
   return `${file}:${String(before.length)}:${String(before[before.length - 1]!.length + 1)}`;

@@ -1,12 +1,14 @@
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { SimulatedInstallerBackend } from '../../../src/assisted/installer/simulated-backend.js';
 import { OpenshiftInstallBackend } from '../../../src/assisted/installer/openshift-install-backend.js';
 import { ignitionForHost } from '../../../src/assisted/clusters/credentials.js';
 import { asKube } from '../../../src/assisted/clusters/kinds.js';
+import { PULL_SECRET_RECHECK_MS } from '../../../src/assisted/clusters/cluster-deployments-controller.js';
+import { createLogger } from '../../../src/shared/logger.js';
 import { host } from './fakes.js';
 import { ACI_REF, CD_REF, CLUSTER_ID, NS, world } from './world.js';
 
@@ -18,6 +20,8 @@ interface InstallConfigShape {
   platform: { baremetal?: { apiVIPs: string[] }; none?: object };
   bootstrapInPlace?: { installationDisk: string };
 }
+
+const w0 = () => world();
 
 function fiveHosts(w: ReturnType<typeof world>, options: { approved?: boolean[] } = {}): void {
   for (let i = 1; i <= 5; i++)
@@ -103,6 +107,46 @@ describe('the ClusterDeployments controller', () => {
       });
   });
 
+  it('reads the pull secret again every 5 minutes, and always when it starts the installation', async () => {
+    const w = world({ masters: 1, workers: 0 });
+    const reads = vi.spyOn(w.hub, 'getLive');
+    const pullSecretReads = () =>
+      reads.mock.calls.filter(([ref]) => ref.kind === 'Secret' && ref.name === 'pull-secret')
+        .length;
+    const secret = { apiVersion: 'v1', kind: 'Secret', namespace: NS, name: 'pull-secret' };
+    await w.reconcile();
+    await w.reconcile();
+    expect(pullSecretReads()).toBe(1);
+    // Gone: seen once the last read is 5 minutes old.
+    const stored = w.hub.peek(secret)!;
+    await w.hub.asOtherActor((hub) => hub.delete(secret));
+    await w.reconcile();
+    expect(w.condition('SpecSynced')?.reason).toBe('SyncOK');
+    await w.clock.advance(PULL_SECRET_RECHECK_MS);
+    await w.reconcile();
+    expect(w.condition('SpecSynced')).toMatchObject({
+      reason: 'BackendError',
+      message:
+        'The Spec could not be synced due to backend error: failed to validate pull secret for ClusterDeployment site/site: failed to find secret pull-secret: secrets "pull-secret" not found',
+    });
+    // Back; then gone again just before the host is ready: the pass that would start the
+    // installation reads it, and does not start.
+    w.hub.seed(stored);
+    await w.clock.advance(PULL_SECRET_RECHECK_MS);
+    await w.reconcile();
+    expect(w.condition('SpecSynced')?.reason).toBe('SyncOK');
+    await w.hub.asOtherActor((hub) => hub.delete(secret));
+    w.hosts.add(host('sno-1', CLUSTER_ID, { ip: '10.0.0.5', cores: 8, ramGib: 32 }));
+    await w.reconcile();
+    expect(w.installer.configs).toEqual([]);
+    expect(w.condition('SpecSynced')?.reason).toBe('BackendError');
+    // Back again: the installation starts with it.
+    w.hub.seed(stored);
+    await w.reconcile();
+    expect(w.installer.configs).toHaveLength(1);
+    expect(w.condition('SpecSynced')?.reason).toBe('SyncOK');
+  });
+
   it('says a missing ClusterImageSet as a backend error and looks again', async () => {
     const w = world({ withImageSet: false });
     const result = await w.reconcile();
@@ -158,6 +202,37 @@ describe('the ClusterDeployments controller', () => {
     await w.reconcile();
     expect(w.condition('SpecSynced')?.reason).toBe('SyncOK');
     expect(w.installer.manifests).toEqual([['01-a.yaml', '02-b.yaml']]);
+  });
+
+  it('is woken by what a user changes on an Agent, not by the Agent controller’s projections', () => {
+    const agent = {
+      apiVersion: 'agent-install.openshift.io/v1beta1',
+      kind: 'Agent',
+      metadata: { name: 'h1', namespace: NS, labels: { a: 'b' } },
+      spec: { approved: false, clusterDeploymentName: { name: 'site', namespace: NS } },
+      status: {
+        conditions: [{ type: 'SpecSynced', status: 'True' }],
+        validationsInfo: { hardware: [] },
+      },
+    };
+    const watch = w0().controller.watches?.find((w) => w.gvk.kind === 'Agent');
+    const changed = (change: Record<string, unknown>) =>
+      watch?.onUpdate?.(asKube({ ...agent, ...change }), asKube(agent));
+    expect(changed({ spec: { ...agent.spec, approved: true } })).toBe(true);
+    expect(
+      changed({
+        status: { ...agent.status, conditions: [{ type: 'SpecSynced', status: 'False' }] },
+      }),
+    ).toBe(true);
+    expect(changed({ status: { ...agent.status, validationsInfo: { network: [] } } })).toBe(false);
+    expect(
+      changed({
+        metadata: {
+          ...agent.metadata,
+          annotations: { 'agent.agent-install.openshift.io/state': 'known' },
+        },
+      }),
+    ).toBe(false);
   });
 
   it('waits for the agents asked for, then for their approval', async () => {
@@ -306,8 +381,34 @@ describe('the ClusterDeployments controller', () => {
     });
   });
 
+  it('looks again a second after a move, so finalizing ends without waiting for the installing backstop', async () => {
+    const w = world();
+    fiveHosts(w);
+    await w.reconcile();
+    w.hosts.moveAll(CLUSTER_ID, 'preparing-for-installation', 'preparing-successful');
+    await w.reconcile();
+    w.hosts.moveAll(CLUSTER_ID, 'installing', 'installed', 'Done');
+    const pass = () =>
+      w.controller.reconcile(
+        { namespace: NS, name: 'site' },
+        {
+          reader: w.hub,
+          writer: w.hub,
+          events: w.hub,
+          clock: w.clock,
+          log: createLogger({ level: 'silent' }),
+          signal: new AbortController().signal,
+        },
+      );
+    expect(await pass()).toEqual({ requeueAfterMs: 1_000 });
+    expect(w.state()).toBe('finalizing');
+    expect(await pass()).toEqual({});
+    expect(w.state()).toBe('installed');
+  });
+
   it('installs to completion: Secrets, clusterMetadata, ClusterDeployment installed, upstream events', async () => {
     const w = world();
+    const reads = vi.spyOn(w.hub, 'getLive');
     fiveHosts(w);
     await w.reconcile();
     w.hosts.moveAll(CLUSTER_ID, 'preparing-for-installation', 'preparing-successful');
@@ -355,6 +456,13 @@ describe('the ClusterDeployments controller', () => {
     expect(password['type']).toBe('Opaque');
     expect(w.secret('site-admin-password', 'username')).toBe('kubeadmin');
     expect(w.secret('site-admin-password', 'password')).toBe('abcde-fghij-klmno-pqrst');
+    // New Secrets are created without a read first; only the kubeconfig is read again once.
+    expect(
+      reads.mock.calls
+        .map(([ref]) => ref)
+        .filter((ref) => ref.kind === 'Secret' && ref.name !== 'pull-secret')
+        .map((ref) => ref.name),
+    ).toEqual(['site-admin-kubeconfig']);
     const metadata = {
       clusterID: 'ocp-cluster-id',
       infraID: CLUSTER_ID,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Gvk } from '../../../src/bmac/api.js';
 import { AGENT_FINALIZER, AgentAnnotation } from '../../../src/assisted/hosts/agent-names.js';
-import { HostMonitor } from '../../../src/assisted/hosts/host-monitor.js';
+import { HOST_MONITOR_SLICE, HostMonitor } from '../../../src/assisted/hosts/host-monitor.js';
 import { HostStage, HostStatus } from '../../../src/assisted/model.js';
 import {
   HOST_ID,
@@ -438,6 +438,25 @@ describe('disconnection', () => {
     leading = true;
     w.clock.advance(10_000);
     expect(w.service.get(HOST_ID)?.status).toBe(HostStatus.DisconnectedUnbound);
+    monitor.stop();
+  });
+
+  it('a scheduled round over many hosts refreshes them a slice at a time, letting other work in between', async () => {
+    const w = new World(infraEnvObject());
+    const ids = Array.from(
+      { length: HOST_MONITOR_SLICE * 2 + 50 },
+      (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    );
+    for (const id of ids) await w.service.registerHost(w.infraEnvRef(), id, 'v1', w.now());
+    const disconnected = () =>
+      ids.filter((id) => w.service.get(id)?.status === HostStatus.DisconnectedUnbound).length;
+    const monitor = w.monitor();
+    monitor.start();
+    w.clock.advance(4 * 60_000);
+    // The first slice ran with the timer; the others wait for their turns.
+    expect(disconnected()).toBe(HOST_MONITOR_SLICE);
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(disconnected()).toBe(ids.length);
     monitor.stop();
   });
 

@@ -15,6 +15,7 @@ import {
   NS,
   World,
   clusterDeployment,
+  testValidator,
   infraEnvObject,
   inventory,
   STAGES_SNO,
@@ -388,6 +389,59 @@ describe('write coalescing', () => {
       await w.flush();
     }
     expect(w.writesSince(mark)).toEqual([]);
+  });
+
+  it('validates again only when what validations read changed, not for a check-in or a monitor round', async () => {
+    const w = new World(infraEnvObject());
+    const validated: string[] = [];
+    w.withPorts({
+      ...w.ports,
+      validator: {
+        validate: (host, context) => {
+          validated.push(`${host.status} connected=${String(context.connected)}`);
+          return testValidator.validate(host, context);
+        },
+        validDisks: (host, cluster) => testValidator.validDisks(host, cluster),
+      },
+    });
+    await w.registered(inventory());
+    const monitor = w.monitor();
+    // The agent's clock, once known, is an input.
+    await w.service.nextSteps(w.infraEnvRef(), HOST_ID, w.now(), w.now().getTime() / 1000);
+    monitor.runOnce();
+    expect(validated.at(-1)).toBe('known-unbound connected=true');
+    validated.length = 0;
+    for (let i = 0; i < 5; i++) {
+      w.clock.advance(10_000);
+      await w.service.nextSteps(w.infraEnvRef(), HOST_ID, w.now(), w.now().getTime() / 1000);
+      monitor.runOnce();
+    }
+    expect(validated).toEqual([]);
+    // A new step result is a new input.
+    await w.service.postStepReply(
+      w.infraEnvRef(),
+      HOST_ID,
+      {
+        stepType: StepType.NtpSynchronizer,
+        stepId: 'ntp-synchronizer-1',
+        exitCode: 0,
+        output: JSON.stringify({ ntp_sources: [{ source_name: 'a', source_state: 'synced' }] }),
+        error: '',
+      },
+      w.now(),
+    );
+    expect(validated).toHaveLength(1);
+    // Silent past the disconnection time: validated again, disconnected.
+    validated.length = 0;
+    w.clock.advance(4 * 60_000);
+    monitor.runOnce();
+    expect(validated).toEqual([expect.stringMatching(/connected=false$/)]);
+    // Its new status is an input once more; then nothing changes.
+    monitor.runOnce();
+    validated.length = 0;
+    monitor.runOnce();
+    monitor.runOnce();
+    expect(validated).toEqual([]);
   });
 
   it('the same step results again write nothing; one inventory costs one metadata and one status write', async () => {

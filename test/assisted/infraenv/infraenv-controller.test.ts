@@ -424,6 +424,37 @@ describe('InfraEnv controller', () => {
     expect(condition().reason).toBe('InfraEnvAvailable');
   });
 
+  it('is woken by a change of the ClusterDeployment it names, from any namespace, and only by that one', async () => {
+    const cdIn = (namespace: string, name: string): KubeObject => ({
+      ...Gvk.ClusterDeployment,
+      metadata: { namespace, name },
+      spec: {},
+    });
+    const watch = controller.watches.find((w) => w.gvk.kind === 'ClusterDeployment')!;
+    cluster.seed(
+      infraEnv({ clusterRef: { name: 'shared', namespace: 'hub-clusters' } }),
+      pullSecret(),
+    );
+    await reconcile();
+    expect(watch.map(cdIn('hub-clusters', 'shared'), cluster)).toEqual([REQUEST]);
+    expect(watch.map(cdIn(NS, 'shared'), cluster)).toEqual([]);
+    // Bound elsewhere: the old ClusterDeployment no longer wakes it.
+    await update((o) => ({
+      ...o,
+      spec: {
+        ...(o['spec'] as Record<string, unknown>),
+        clusterRef: { name: 'sno-1', namespace: NS },
+      },
+    }));
+    await reconcile();
+    expect(watch.map(cdIn('hub-clusters', 'shared'), cluster)).toEqual([]);
+    expect(watch.map(cdIn(NS, 'sno-1'), cluster)).toEqual([REQUEST]);
+    // Gone: nothing wakes it.
+    await cluster.asOtherActor((c) => c.delete({ ...Gvk.InfraEnv, ...REQUEST }));
+    await reconcile();
+    expect(watch.map(cdIn(NS, 'sno-1'), cluster)).toEqual([]);
+  });
+
   it('lets a deleted InfraEnv go', async () => {
     cluster.seed(infraEnv(), pullSecret());
     await reconcile();

@@ -153,6 +153,73 @@ describe('Informer', () => {
     informer.stop();
   });
 
+  it('resumes a watch that ended early from the last version it saw, without listing again', async () => {
+    const { server, clock, events, restarts, informer } = setup({
+      backoff: { baseMs: 1_000, maxMs: 8_000, jitter: 0.2 },
+    });
+    server.seed(configMap('a', 'web-1'), configMap('a', 'db-1'));
+    informer.start();
+    await settle();
+    events.length = 0;
+    // The server drops the watcher (too slow a reader, a proxy's idle cut): changes go on.
+    server.cutWatches();
+    await settle();
+    server.remove(configMap('a', 'db-1'));
+    server.seed(configMap('a', 'web-2'));
+    expect(restarts).toEqual(['closed']);
+    expect(clock.pending()).toEqual([1_000]);
+    await clock.advance(1_000);
+    expect(events).toEqual(['delete a/db-1', 'add a/web-2']);
+    expect(server.requests).toEqual(['list ConfigMap', 'watch ConfigMap', 'watch ConfigMap']);
+    // Cut again: the resumed watch brought changes, so the backoff starts over (not 2 s).
+    server.cutWatches();
+    await settle();
+    expect(clock.pending()).toEqual([1_000]);
+    // Resumed from a version the server no longer has: listed again at once.
+    server.seed(configMap('a', 'web-3'));
+    server.compact();
+    await clock.advance(2_000);
+    expect(restarts).toEqual(['closed', 'closed', 'gone']);
+    expect(events).toContain('add a/web-3');
+    expect(server.requests.filter((r) => r.startsWith('list'))).toHaveLength(2);
+    expect(server.openWatches).toBe(1);
+    informer.stop();
+  });
+
+  it('takes what this process wrote before its watch event comes, and tells it once', async () => {
+    const { server, clock, cache, events, informer } = setup({
+      backoff: { baseMs: 1_000, maxMs: 8_000, jitter: 0.2 },
+    });
+    server.seed(configMap('a', 'web-1'));
+    informer.start();
+    await settle();
+    const ref = { ...CM, namespace: 'a', name: 'web-1' };
+    // The watch lags (here: it is down and will resume): the write's answer is read at once.
+    server.cutWatches();
+    await settle();
+    const written = await server.update({ ...server.peek(ref)!, data: { v: '2' } });
+    informer.offer(written);
+    expect(cache.get(ref)?.['data']).toEqual({ v: '2' });
+    expect(events).toEqual(['add a/web-1', 'update a/web-1']);
+    // An answer older than what is stored (a write that lost a race) changes nothing.
+    informer.offer({
+      ...written,
+      data: { v: 'old' },
+      metadata: { ...written.metadata, resourceVersion: '1' },
+    });
+    expect(cache.get(ref)?.['data']).toEqual({ v: '2' });
+    // The watch resumes and replays the write's own event: nothing more is told.
+    await clock.advance(1_000);
+    expect(events).toEqual(['add a/web-1', 'update a/web-1']);
+    // Another client's later change is told as usual; an answer the watch has passed is not taken.
+    server.modify(ref, (o) => ({ ...o, data: { v: '3' } }));
+    await settle();
+    informer.offer(written);
+    expect(cache.get(ref)?.['data']).toEqual({ v: '3' });
+    expect(events).toEqual(['add a/web-1', 'update a/web-1', 'update a/web-1']);
+    informer.stop();
+  });
+
   it('lists again at once after 410 Gone, without waiting', async () => {
     const { server, events, restarts, informer } = setup();
     server.seed(configMap('a', 'web-1'));
@@ -242,5 +309,39 @@ describe('Informer', () => {
     expect(events).toEqual([]);
     expect(clock.pending()).toEqual([]);
     expect(server.openWatches).toBe(0);
+  });
+});
+
+describe('ObjectCache lists by label', () => {
+  const labelled = (namespace: string, name: string, labels: Record<string, string>) => ({
+    ...CM,
+    metadata: { namespace, name, labels },
+  });
+  const names = (objects: readonly KubeObject[]) =>
+    objects.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort();
+
+  it('finds objects across namespaces by label as they are added, relabelled and deleted', () => {
+    const cache = new ObjectCache();
+    const store = cache.storeFor(CM);
+    store.set(labelled('a', 'one', { team: 'red' }));
+    store.set(labelled('b', 'two', { team: 'red', tier: 'db' }));
+    store.set(labelled('b', 'three', { team: 'blue' }));
+    // The first list across namespaces builds the index of `team`; later changes keep it true.
+    expect(names(cache.list(CM, { labels: { team: 'red' } }))).toEqual(['a/one', 'b/two']);
+    store.set(labelled('c', 'four', { team: 'red' }));
+    store.set(labelled('a', 'one', { team: 'blue' }));
+    store.set(labelled('b', 'two', { team: 'red', tier: 'web' }));
+    expect(names(cache.list(CM, { labels: { team: 'red' } }))).toEqual(['b/two', 'c/four']);
+    expect(names(cache.list(CM, { labels: { team: 'blue' } }))).toEqual(['a/one', 'b/three']);
+    expect(names(cache.list(CM, { labels: { team: 'red', tier: 'web' } }))).toEqual(['b/two']);
+    expect(names(cache.list(CM, { labels: { team: 'red', tier: 'db' } }))).toEqual([]);
+    store.delete('c', 'four');
+    store.set(labelled('b', 'three', {}));
+    expect(names(cache.list(CM, { labels: { team: 'red' } }))).toEqual(['b/two']);
+    expect(names(cache.list(CM, { labels: { team: 'blue' } }))).toEqual(['a/one']);
+    expect(names(cache.list(CM, { labels: { team: 'green' } }))).toEqual([]);
+    // Within a namespace the answer is the same.
+    expect(names(cache.list(CM, { namespace: 'b', labels: { team: 'red' } }))).toEqual(['b/two']);
+    expect(names(cache.list(CM, { namespace: 'a', labels: { team: 'red' } }))).toEqual([]);
   });
 });
