@@ -62,7 +62,7 @@ describe('siteforge rollout run|pause|resume|abort|status: the command line', ()
     writeFileSync(join(dir, 'not-json.json'), '{ waves: [');
     const notJson = await siteforge('run', 'not-json.json', '--name', 'r', '--target', 'apply');
     expect(notJson.status).toBe(2);
-    expect(notJson.stderr).toContain('not-json.json: not JSON');
+    expect(notJson.stderr).toContain('not-json.json:1:3: not JSON');
     expect(notJson.stderr).toContain('siteforge rollout plan --json');
     writeFileSync(join(dir, 'other.json'), JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap' }));
     const other = await siteforge('run', 'other.json', '--name', 'r', '--target', 'apply');

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
+import { parseDocument } from 'yaml';
 import { systemRuntimeClock } from '../../bmac/runtime/runtime-clock.js';
 import {
   ClientNodeKubeClient,
@@ -366,10 +367,9 @@ async function run(args: Args, io: CliIo): Promise<number> {
   }
 }
 
-/** The spec of a plan file, with the target chosen on the command line. */
 /**
  * The plan file as JSON, checked as a plan (with a stand-in target: the real one may need the
- * hub); usage errors for a file that is missing, too large or not JSON.
+ * hub); usage errors for a file that is missing, too large or not JSON (at its line and column).
  */
 function readPlan(file: string, args: Args, io: CliIo): unknown {
   const path = resolve(io.cwd, file);
@@ -388,8 +388,9 @@ function readPlan(file: string, args: Args, io: CliIo): unknown {
   try {
     json = JSON.parse(text);
   } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
     throw new UsageError(
-      `${file}: not JSON (${err instanceof Error ? err.message : String(err)}); write it with siteforge rollout plan --json`,
+      `${jsonErrorPlace(file, text, message)}: not JSON (${message.replace(/\s+/g, ' ')}); write it with siteforge rollout plan --json`,
     );
   }
   if (args.target === undefined)
@@ -398,7 +399,22 @@ function readPlan(file: string, args: Args, io: CliIo): unknown {
   return json;
 }
 
-/** The spec of a plan, with the target chosen on the command line. */
+/**
+ * `file:line:column` of a JSON syntax error: from the position JSON.parse names, else from a
+ * YAML parse of the same text (JSON is YAML), else the file alone.
+ */
+function jsonErrorPlace(file: string, text: string, message: string): string {
+  const position = /at position (\d+)/.exec(message);
+  let offset: number | undefined = position ? Number(position[1]) : undefined;
+  // The YAML parse is bounded: past 8 MiB, the file alone is named.
+  if (offset === undefined && text.length <= 8 * 1024 * 1024)
+    offset = parseDocument(text).errors[0]?.pos[0];
+  if (offset === undefined) return file;
+  const before = text.slice(0, offset).split('\n');
+  return `${file}:${String(before.length)}:${String(before[before.length - 1]!.length + 1)}`;
+}
+
+/** The spec of a plan (read by readPlan), with the target chosen on the command line. */
 async function specFromFile(
   file: string,
   json: unknown,
