@@ -98,6 +98,7 @@ try {
 }
 await (await import('./cmp.js')).runCmpBench(); // the Argo CD plugin's figures (bench/cmp.js)
 (await import('./rollout.js')).runRolloutBench(); // rollout plan over git history (bench/rollout.js)
+await (await import('./rollout-run.js')).runRolloutRunBench(); // a 3,500-site rollout, simulated installs (bench/rollout-run.js)
 await (await import('./redfish.js')).runRedfishBench(); // the Redfish client's figures (bench/redfish.js)
 await (await import('./images.js')).runImageBench(); // the image server's figures (bench/images.js)
 await (await import('./assisted.js')).runAssistedBench(); // the assisted core's figures (bench/assisted.js)

@@ -47,6 +47,8 @@ export interface ApplyTargetOptions {
 interface Checkout {
   readonly dir: string;
   readonly files: readonly SourceFile[];
+  /** The files by their path in the repository. */
+  readonly byPath: ReadonlyMap<string, SourceFile>;
 }
 
 /** RolloutTarget by server-side apply. */
@@ -116,15 +118,21 @@ export class ApplyTarget implements RolloutTarget {
     const checkout = await this.checkout(commit, rollout);
     const budget = new RunBudget(this.options.limits);
     const wanted = new Set(sites);
-    const { clusters, issues } = renderFleet(checkout.files, {
-      selectCluster: (name) => wanted.has(name),
-      withObjects: true,
-      files: fsSiteFiles(checkout.dir, checkout.dir, budget),
-      kustomizationRoot: kustomizationRoots({ base: checkout.dir, fallback: '.' }),
-      ...(this.options.secrets && { secrets: this.options.secrets(checkout.dir, budget) }),
-      limits: budget.limits,
-      deadline: budget,
-    });
+    // The whole revision was validated when it was checked out; a release compiles only the
+    // files of its sites when the plan says which they are.
+    const files = sites.map((s) => checkout.byPath.get(rollout.spec.sources?.[s]?.file ?? ''));
+    const { clusters, issues } = renderFleet(
+      files.every((f) => f !== undefined) ? [...new Set(files)] : checkout.files,
+      {
+        selectCluster: (name) => wanted.has(name),
+        withObjects: true,
+        files: fsSiteFiles(checkout.dir, checkout.dir, budget),
+        kustomizationRoot: kustomizationRoots({ base: checkout.dir, fallback: '.' }),
+        ...(this.options.secrets && { secrets: this.options.secrets(checkout.dir, budget) }),
+        limits: budget.limits,
+        deadline: budget,
+      },
+    );
     const report = reportIssues(issues, false);
     if (report.errors > 0)
       throw new RolloutApplyError(
@@ -161,7 +169,22 @@ export class ApplyTarget implements RolloutTarget {
       throw new RolloutApplyError(`the rollout's path ${path} leaves the repository`);
     const budget = new RunBudget(this.options.limits);
     const files = readInputFiles(listInputFiles([inside || '.'], dir, budget), dir, budget);
-    const checkout = { dir, files };
+    // Every site of the revision must compile, as Argo CD's generation needs, before any is
+    // applied: a release must not be the first to find a duplicate name or MAC.
+    const { issues } = renderFleet(files, {
+      validateOnly: true,
+      files: fsSiteFiles(dir, dir, budget),
+      kustomizationRoot: kustomizationRoots({ base: dir, fallback: '.' }),
+      ...(this.options.secrets && { secrets: this.options.secrets(dir, budget) }),
+      limits: budget.limits,
+      deadline: budget,
+    });
+    const report = reportIssues(issues, false);
+    if (report.errors > 0)
+      throw new RolloutApplyError(
+        `the sites do not compile at ${commit.slice(0, 12)}; nothing was applied:\n${report.text}`,
+      );
+    const checkout = { dir, files, byPath: new Map(files.map((f) => [f.path, f])) };
     this.checkouts.set(commit, checkout);
     return checkout;
   }

@@ -91,6 +91,7 @@ export function specFromPlan(
       gate: gateOf(w['gate']),
       ...(pacing['maxInFlight'] !== undefined && { maxInFlight: pacing['maxInFlight'] }),
       ...(pacing['sitesPerHour'] !== undefined && { sitesPerHour: pacing['sitesPerHour'] }),
+      ...(pacing['burst'] !== undefined && { burst: pacing['burst'] }),
     };
   });
   const inWaves = new Set<unknown>(
@@ -102,9 +103,7 @@ export function specFromPlan(
     to: plan['to'],
     target,
     waves,
-    ...(target.mode === 'ArgoCD' && {
-      sources: Object.fromEntries(Object.entries(sources).filter(([n]) => inWaves.has(n))),
-    }),
+    sources: Object.fromEntries(Object.entries(sources).filter(([n]) => inWaves.has(n))),
   };
   if (problems.length > 0) throw new PlanInvalidError(file, problems);
   try {

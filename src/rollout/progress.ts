@@ -149,7 +149,7 @@ export function step(
     if (!spec.paused && release === undefined && ws.released < wave.sites.length) {
       // The bucket is refilled lazily and stored only when it pays for a release, so an idle
       // step writes nothing.
-      const bucket = refill(rateOf(spec, wave), pacing, nowMs);
+      const bucket = refill(rateOf(spec, wave), wave.burst, pacing, nowMs);
       const room = Math.min(spec.maxInFlight ?? Infinity, wave.maxInFlight ?? Infinity) - inFlight;
       const tokens = bucket === undefined ? Infinity : Math.floor(bucket.tokens + 1e-9);
       const n = Math.max(0, Math.min(room, tokens, wave.sites.length - ws.released));
@@ -301,11 +301,12 @@ function rateOf(spec: RolloutSpec, wave: WaveSpec | undefined): number | undefin
 /** The pacing bucket refilled up to now at `perHour`, or undefined without pacing. */
 function refill(
   perHour: number | undefined,
+  size: number | undefined,
   pacing: PacingStatus | undefined,
   nowMs: number,
 ): PacingStatus | undefined {
   if (perHour === undefined) return undefined;
-  const burst = Math.max(1, (perHour * BURST_MINUTES) / 60);
+  const burst = size ?? Math.max(1, (perHour * BURST_MINUTES) / 60);
   if (pacing === undefined) return { tokens: burst, updatedAt: new Date(nowMs).toISOString() };
   const since = Math.max(0, nowMs - Date.parse(pacing.updatedAt));
   return {

@@ -73,6 +73,11 @@ export interface WaveSpec {
   readonly maxInFlight?: number;
   /** Overrides spec.pacing.sitesPerHour for this wave (the smaller one wins). */
   readonly sitesPerHour?: number;
+  /**
+   * Sites the pacing may release at once after a pause in releases (its token bucket's size).
+   * @default five minutes' worth of sitesPerHour
+   */
+  readonly burst?: number;
 }
 
 /** Argo CD target settings. */
@@ -129,7 +134,10 @@ export interface RolloutSpec {
   /** Sites released per hour, at most; absent: no pacing. */
   readonly pacing?: { readonly sitesPerHour: number };
   readonly waves: readonly WaveSpec[];
-  /** Where each site comes from, by cluster name (Argo CD target: which Application renders it). */
+  /**
+   * Where each site comes from, by cluster name: which Application renders it (Argo CD target),
+   * which file to compile (apply target).
+   */
   readonly sources?: Readonly<Record<string, SiteSource>>;
   /** No new site is released while true; sites already released carry on. @default false */
   readonly paused: boolean;
@@ -448,6 +456,7 @@ export function readRolloutSpec(rollout: string, raw: unknown): RolloutSpec {
     };
     const waveInFlight = w.int('maxInFlight', 1);
     const waveRate = w.int('sitesPerHour', 1);
+    const burst = w.int('burst', 1);
     return {
       name,
       sites,
@@ -456,6 +465,7 @@ export function readRolloutSpec(rollout: string, raw: unknown): RolloutSpec {
       gate,
       ...(waveInFlight !== undefined && { maxInFlight: waveInFlight }),
       ...(waveRate !== undefined && { sitesPerHour: waveRate }),
+      ...(burst !== undefined && { burst }),
     };
   });
   if (waves.length === 0) problems.push('spec.waves: the plan has no wave');

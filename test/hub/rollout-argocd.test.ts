@@ -10,6 +10,8 @@ import { ArgoCdStandIn } from '../support/argocd-standin.js';
 import { hubClient, hubKubeconfig, useNamespace, waitUntil } from '../support/hub.js';
 import type { RunResult } from '../support/hub.js';
 import { ScriptedInstaller } from '../support/scripted-installer.js';
+import { serviceAccountKubeconfig } from '../support/rbac.js';
+import { ROLLOUT_ARGOCD_RULES, ROLLOUT_RULES } from '../../src/rollout/permissions.js';
 import { repoRoot, snoSite } from '../support/sites.js';
 
 const ns = useNamespace('rollout-argocd');
@@ -162,7 +164,7 @@ async function labels(site: string): Promise<Readonly<Record<string, string>>> {
   return mc?.metadata.labels ?? {};
 }
 
-function runner(args: string[], cwd: string): Promise<RunResult> {
+function runner(args: string[], cwd: string, kubeconfig = hubKubeconfig()): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -173,7 +175,7 @@ function runner(args: string[], cwd: string): Promise<RunResult> {
         '-n',
         ns.name,
         '--kubeconfig',
-        hubKubeconfig(),
+        kubeconfig,
         '--poll-interval',
         '0.5',
         '--lease-duration',
@@ -312,6 +314,14 @@ describe('siteforge rollout run against Argo CD Applications (stand-in controlle
     // The merge lands first: without automated sync nothing reaches the hub.
     fleet.git('merge', '-q', '--ff-only', 'next');
 
+    // The runner with the rights docs/rollout.md lists for the Argo CD target, no more.
+    const account = await serviceAccountKubeconfig(
+      ns.name,
+      'argocd-runner',
+      [...ROLLOUT_RULES, ...ROLLOUT_ARGOCD_RULES],
+      fleet.repo,
+    );
+    cleanup.push(account.remove);
     const run = runner(
       [
         'run',
@@ -326,6 +336,7 @@ describe('siteforge rollout run against Argo CD Applications (stand-in controlle
         'manual',
       ],
       fleet.repo,
+      account.kubeconfig,
     );
     const synced = (site: string) =>
       argocd.syncs.find((s) => !s.automated && s.applied.some((a) => a.includes(site)));

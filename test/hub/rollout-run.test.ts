@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientNodeRuntimeKubeClient } from '../../src/kube/index.js';
+import { ROLLOUT_APPLY_RULES, ROLLOUT_RULES } from '../../src/rollout/permissions.js';
 import { RolloutStore } from '../../src/rollout/rollout-store.js';
 import type { Rollout } from '../../src/rollout/rollout-resource.js';
 import {
@@ -17,14 +18,15 @@ import {
 import type { RunResult } from '../support/hub.js';
 import { repoRoot, snoSite } from '../support/sites.js';
 import { ScriptedInstaller } from '../support/scripted-installer.js';
+import { serviceAccountKubeconfig } from '../support/rbac.js';
 
 const ns = useNamespace('rollout-run');
 const prefix = `ro${Math.random().toString(36).slice(2, 6)}`;
 const site = (n: number): string => `${prefix}-${String(n)}`;
 
-/** Sites of the repository: 1..3 at the first commit, 4..17 added by the second. */
+/** Sites of the repository: 1..3 at the first commit, 4..20 added by the second. */
 const BASE = [1, 2, 3].map(site);
-const ADDED = Array.from({ length: 14 }, (_, i) => site(i + 4));
+const ADDED = Array.from({ length: 17 }, (_, i) => site(i + 4));
 let repo: string;
 let from: string;
 let to: string;
@@ -54,7 +56,7 @@ beforeAll(async () => {
   // The base sites are on the hub and installed already, as after an earlier rollout.
   const applied = await siteforgeAsync(['apply', 'sites', '--kubeconfig', hubKubeconfig()], repo);
   expect(applied.stderr).toContain('siteforge: applied');
-  for (let n = 4; n <= 17; n++) writeSite(n);
+  for (let n = 4; n <= 20; n++) writeSite(n);
   git('add', '.');
   git('commit', '-qm', 'six more');
   to = git('rev-parse', 'HEAD');
@@ -103,7 +105,10 @@ function writePlan(file: string, waves: string[][]): string {
 }
 
 /** A runner, as a child process the test can kill. */
-function runner(args: string[]): {
+function runner(
+  args: string[],
+  kubeconfig = hubKubeconfig(),
+): {
   child: ChildProcess;
   done: Promise<RunResult>;
   stderr: () => string;
@@ -117,7 +122,7 @@ function runner(args: string[]): {
       '-n',
       ns.name,
       '--kubeconfig',
-      hubKubeconfig(),
+      kubeconfig,
       '--poll-interval',
       '0.5',
       '--lease-duration',
@@ -297,6 +302,48 @@ describe('siteforge rollout run (apply target, scripted installs)', () => {
       expect(again.stderr).toContain('cannot resume');
     } finally {
       installer.stop();
+    }
+  }, 120_000);
+
+  it('runs with the permissions docs/rollout.md lists, and says which one is missing', async () => {
+    const [canary, a] = [18, 19].map(site) as [string, string];
+    const dir = join(repo, '..');
+    const noStatus = ROLLOUT_RULES.filter((r) => !r.resources.includes('rollouts/status'));
+    const short = await serviceAccountKubeconfig(
+      ns.name,
+      'runner-short',
+      [...noStatus, ...ROLLOUT_APPLY_RULES],
+      dir,
+    );
+    const full = await serviceAccountKubeconfig(
+      ns.name,
+      'runner',
+      [...ROLLOUT_RULES, ...ROLLOUT_APPLY_RULES],
+      dir,
+    );
+    const installer = new ScriptedInstaller(new Set(ADDED)).start();
+    try {
+      const plan = writePlan('rbac.json', [[canary], [a]]);
+      const refused = await runner(
+        ['run', plan, '--name', 'rbac-short', '--target', 'apply'],
+        short.kubeconfig,
+      ).done;
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain(
+        `User "${short.user}" cannot update resource "rollouts/status"`,
+      );
+
+      const { status, stderr } = await runner(
+        ['run', plan, '--name', 'rbac', '--target', 'apply'],
+        full.kubeconfig,
+      ).done;
+      expect(stderr).toContain('Succeeded');
+      expect(status).toBe(0);
+      expect(await onHub(a)).toBe(true);
+    } finally {
+      installer.stop();
+      await short.remove();
+      await full.remove();
     }
   }, 120_000);
 });

@@ -203,7 +203,37 @@ metadata: {name: sites-x}
         'sites',
         'siteforge-v1',
       ),
-    ).toThrow('apps.yaml: Application "sites-001" selects sites by the pattern "a-*", not by name');
+    ).toThrow(
+      /^apps\.yaml:4:80: error PREVIOUS_APPLICATIONS_INVALID: Application "sites-001" selects sites by the pattern "a-\*", not by name\n {2}hint: /,
+    );
+    // The one-string form the plugin also reads (commas or spaces) places its names.
+    expect(
+      readPreviousApplications(
+        'apps.yaml',
+        yaml.replace('array: [a, b]', "string: 'a, b c'"),
+        'sites',
+        'siteforge-v1',
+      ),
+    ).toEqual([{ name: 'sites-001', sites: ['a', 'b', 'c'] }]);
+    // Without a sites parameter, an Application renders every site: its sites cannot be known.
+    expect(() =>
+      readPreviousApplications(
+        'apps.yaml',
+        yaml.replace('{name: sites, array: [a, b]}', '{name: strict, string: "true"}'),
+        'sites',
+        'siteforge-v1',
+      ),
+    ).toThrow(
+      /^apps\.yaml:4:58: error PREVIOUS_APPLICATIONS_INVALID: Application "sites-001" has no sites parameter/,
+    );
+    expect(() =>
+      readPreviousApplications(
+        'apps.yaml',
+        yaml.replace('[a, b]}', '[a, b'),
+        'sites',
+        'siteforge-v1',
+      ),
+    ).toThrow(/^apps\.yaml:\d+:\d+: error PREVIOUS_APPLICATIONS_INVALID: not YAML: /);
   });
 });
 
@@ -212,8 +242,12 @@ describe('siteforge argocd apps', () => {
     const repo = new ScriptedRepo();
     for (let i = 10; i < 35; i++) repo.write(`clusters/prod/s${String(i)}.yaml`, fleetSite(i));
     repo.commit('25 sites');
+    const noRemote = siteforge(['argocd', 'apps', 'clusters/prod'], repo.dir);
+    expect(noRemote.status).toBe(2);
+    expect(noRemote.stderr).toContain('has no remote named origin');
     repo.git('remote', 'add', 'origin', 'https://git.example.com/edge/sites.git');
-    const out = join(repo.dir, 'apps.yaml');
+    // -o makes the folder it writes in.
+    const out = join(repo.dir, 'argocd', 'apps.yaml');
     const first = siteforge(
       [
         'argocd',
@@ -222,7 +256,7 @@ describe('siteforge argocd apps', () => {
         '--max-sites',
         '10',
         '-o',
-        'apps.yaml',
+        'argocd/apps.yaml',
         '--revision',
         'main',
       ],
@@ -256,7 +290,7 @@ describe('siteforge argocd apps', () => {
         '--max-sites',
         '10',
         '-o',
-        'apps.yaml',
+        'argocd/apps.yaml',
         '--revision',
         'main',
       ],
@@ -287,13 +321,25 @@ describe('siteforge argocd apps', () => {
         '--max-sites',
         '10',
         '--previous',
-        'apps.yaml',
+        'argocd/apps.yaml',
         '--revision',
         'main',
       ],
       repo.dir,
     );
     expect(third.stdout).toBe(readFileSync(out, 'utf8'));
+    // A previous file that is not what it wrote: its line and column, and nothing written.
+    const written = readFileSync(out, 'utf8');
+    writeFileSync(join(repo.dir, 'bad.yaml'), written.replace('- sno-0000\n', "- 'sno-*'\n"));
+    const bad = siteforge(
+      ['argocd', 'apps', 'clusters/prod', '--previous', 'bad.yaml', '-o', 'argocd/apps.yaml'],
+      repo.dir,
+    );
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(
+      /^bad\.yaml:\d+:\d+: error PREVIOUS_APPLICATIONS_INVALID: Application "sites-001" selects sites by the pattern "sno-\*"/,
+    );
+    expect(readFileSync(out, 'utf8')).toBe(written);
     repo.dispose();
   });
 

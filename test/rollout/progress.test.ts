@@ -143,6 +143,20 @@ describe('rollout progress', () => {
     expect(run.released).toHaveLength(23);
   });
 
+  it('takes the burst of a wave when the plan gives one', () => {
+    const sites = Array.from({ length: 10 }, (_, i) => `s${String(i)}`);
+    const run = new Run(
+      spec([wave('w1', sites, { burst: 3 })], { pacing: { sitesPerHour: 3600 } }),
+      new Hub(),
+    );
+    run.tick();
+    expect(run.released).toHaveLength(3);
+    run.tick(2_000);
+    expect(run.released).toHaveLength(5);
+    run.tick(60_000);
+    expect(run.released).toHaveLength(8);
+  });
+
   it('stops at a canary that fails, quoting the condition message', () => {
     const hub = new Hub();
     const run = new Run(spec([wave('canary', ['c1', 'c2']), wave('w1', ['a'])]), hub);

@@ -25,7 +25,7 @@ import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { isNode, LineCounter, parseAllDocuments } from 'yaml';
 import { SiteForgeError, quote } from '../../shared/errors.js';
 import { packageRoot } from '../packaged-extra-manifests.js';
 
@@ -176,16 +176,24 @@ export function application(
 
 /** The previous Applications file cannot be read as Applications. */
 export class PreviousApplicationsError extends SiteForgeError {
-  constructor(file: string, problem: string) {
-    super('PREVIOUS_APPLICATIONS_INVALID', `${file}: ${problem}`);
+  constructor(file: string, problem: string, hint: string) {
+    super(
+      'PREVIOUS_APPLICATIONS_INVALID',
+      `${file}: error PREVIOUS_APPLICATIONS_INVALID: ${problem}\n  hint: ${hint}`,
+    );
   }
 }
+
+const PREVIOUS_HINT =
+  'give the file siteforge argocd apps wrote last time (-o FILE or --previous FILE), or leave the Application out of it';
 
 /**
  * The assignment of a previous run: the Applications of a YAML stream (or a `List`) that render
  * with `plugin` (by name) and whose name starts with `<prefix>-`, with the exact names of their
- * `sites` parameter. A pattern with glob characters or `!` is refused: the file was not written
- * by this command, and its sites cannot be known.
+ * `sites` parameter (an array, or one string separated by commas or spaces, as the plugin reads
+ * it). A pattern with glob characters or `!`, or no `sites` parameter (every site), is refused:
+ * the file was not written by this command, and its sites cannot be known. Problems are reported
+ * at their `file:line:column`.
  */
 export function readPreviousApplications(
   file: string,
@@ -194,40 +202,70 @@ export function readPreviousApplications(
   plugin: string,
 ): AppAssignment[] {
   const found: AppAssignment[] = [];
-  const docs = parseAllDocuments(text);
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter });
+  const where = (offset: number): string => {
+    const { line, col } = lineCounter.linePos(offset);
+    return `${file}:${String(line)}:${String(col)}`;
+  };
   for (const doc of docs) {
-    if (doc.errors.length > 0)
+    const error = doc.errors[0];
+    if (error !== undefined)
       throw new PreviousApplicationsError(
-        file,
-        `not YAML (${doc.errors[0]!.message.split('\n')[0]!})`,
+        where(error.pos[0]),
+        `not YAML: ${error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+        'fix the YAML syntax at this position',
       );
     const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
-    const items =
-      isMap(value) && value['kind'] === 'List' && Array.isArray(value['items'])
-        ? (value['items'] as unknown[])
-        : [value];
-    for (const item of items) {
-      if (!isMap(item) || item['kind'] !== 'Application') continue;
+    const list = isMap(value) && value['kind'] === 'List' && Array.isArray(value['items']);
+    const items = list ? (value['items'] as unknown[]) : [value];
+    items.forEach((item, index) => {
+      if (!isMap(item) || item['kind'] !== 'Application') return;
       const name = at(item, 'metadata', 'name');
-      if (typeof name !== 'string' || !name.startsWith(`${prefix}-`)) continue;
-      if (at(item, 'spec', 'source', 'plugin', 'name') !== plugin) continue;
+      if (typeof name !== 'string' || !name.startsWith(`${prefix}-`)) return;
+      if (at(item, 'spec', 'source', 'plugin', 'name') !== plugin) return;
+      const base = list ? ['items', index] : [];
+      /** The position of the node at `path` in the item, or of the nearest node above it. */
+      const position = (...path: (string | number)[]): string => {
+        for (let n = path.length; n >= 0; n--) {
+          const node = doc.getIn([...base, ...path.slice(0, n)], true);
+          if (isNode(node) && node.range) return where(node.range[0]);
+        }
+        return where(doc.range[0]);
+      };
       const parameters = at(item, 'spec', 'source', 'plugin', 'parameters');
-      const sites = Array.isArray(parameters)
-        ? (parameters as unknown[]).find((p) => isMap(p) && p['name'] === 'sites')
-        : undefined;
+      const sitesIndex = Array.isArray(parameters)
+        ? (parameters as unknown[]).findIndex((p) => isMap(p) && p['name'] === 'sites')
+        : -1;
+      const parametersPath = ['spec', 'source', 'plugin', 'parameters'];
+      if (sitesIndex < 0)
+        throw new PreviousApplicationsError(
+          position(...parametersPath),
+          `Application ${quote(name)} has no sites parameter, so it renders every site of its folder; its sites cannot be kept in it`,
+          PREVIOUS_HINT,
+        );
+      const sites = (parameters as unknown[])[sitesIndex] as Json;
+      const listed: unknown[] = Array.isArray(sites['array'])
+        ? (sites['array'] as unknown[])
+        : typeof sites['string'] === 'string'
+          ? sites['string'].split(/[\s,]+/).filter((n) => n !== '')
+          : [];
       // `!NAME` entries exclude (siteforge rollout run holds new sites back with them): they
       // place no site.
-      const names = (
-        isMap(sites) && Array.isArray(sites['array']) ? (sites['array'] as unknown[]) : []
-      ).filter((n) => !(typeof n === 'string' && n.startsWith('!')));
+      const names = listed.filter((n) => !(typeof n === 'string' && n.startsWith('!')));
       for (const n of names)
         if (typeof n !== 'string' || /[*?[\]{}!,\s]/.test(n) || n === '')
           throw new PreviousApplicationsError(
-            file,
-            `Application ${quote(name)} selects sites by the pattern ${quote(n)}, not by name; generate it with siteforge argocd apps, or leave it out of the file`,
+            position(
+              ...parametersPath,
+              sitesIndex,
+              Array.isArray(sites['array']) ? 'array' : 'string',
+            ),
+            `Application ${quote(name)} selects sites by the pattern ${quote(String(n))}, not by name`,
+            PREVIOUS_HINT,
           );
       found.push({ name, sites: names as string[] });
-    }
+    });
   }
   return found;
 }

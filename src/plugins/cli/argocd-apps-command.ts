@@ -6,7 +6,7 @@
  *
  * Exit codes: 0 written; 1 invalid input (a site, the previous file, a limit); 2 usage.
  */
-import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { SiteForgeError, UsageError } from '../../shared/errors.js';
 import { emitYamlStream } from '../../shared/yaml-emit.js';
@@ -15,6 +15,7 @@ import {
   assignSites,
   checkApplications,
   DEFAULT_MAX_SITES,
+  PreviousApplicationsError,
   readPreviousApplications,
 } from '../argocd/applications.js';
 import type { ApplicationsOptions, AppAssignment } from '../argocd/applications.js';
@@ -93,6 +94,12 @@ export async function runArgoCdAppsCommand(argv: readonly string[], io: CliIo): 
     }
     return await apps(parseAppsArgs(argv), io);
   } catch (err) {
+    if (err instanceof PreviousApplicationsError) {
+      io.stderr(
+        `${err.message}\nsiteforge: the previous Applications are invalid; nothing was written\n`,
+      );
+      return ExitCode.Invalid;
+    }
     return reportFailure(err, io, "Run 'siteforge argocd apps --help' for usage.");
   }
 }
@@ -248,7 +255,9 @@ async function repositoryPlace(
   const repoURL = args.repoURL ?? (await repository?.originUrl());
   if (repoURL === undefined)
     throw new UsageError(
-      'give --repo-url URL: the folder is not in a git work tree with a remote named origin',
+      repository === undefined
+        ? 'give --repo-url URL: the folder is not in a git work tree'
+        : `give --repo-url URL: the repository at ${repository.top} has no remote named origin (or add one: git remote add origin URL)`,
     );
   const path = args.repoPath ?? repository?.scope;
   if (path === undefined)
@@ -260,13 +269,14 @@ async function repositoryPlace(
   return { repoURL, path };
 }
 
-/** Writes a file whole: beside it first, then renamed over it. */
+/** Writes a file whole: beside it first (its folder made if missing), then renamed over it. */
 function replaceFile(path: string, text: string): void {
   const temporary = join(
     dirname(path),
     `.${relative(dirname(path), path).split(sep).join('-')}.siteforge-tmp`,
   );
   try {
+    mkdirSync(dirname(path), { recursive: true });
     writeFileSync(temporary, text);
     renameSync(temporary, path);
   } catch (err) {

@@ -5,9 +5,10 @@
  * Progress goes to stderr as lines a person reads; `status` prints to stdout (or JSON).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
+import { parseDocument } from 'yaml';
 import { systemRuntimeClock } from '../../bmac/runtime/runtime-clock.js';
 import {
   ClientNodeKubeClient,
@@ -273,10 +274,12 @@ async function run(args: Args, io: CliIo): Promise<number> {
     );
   const name = nameOf(args);
   if (args.positional.length > 1) throw new UsageError('rollout run takes one plan file');
+  // The plan is read and checked before anything talks to the hub.
+  const plan = planFile === undefined ? undefined : readPlan(planFile, args, io);
   const hub = connect(args);
   let rollout = await hub.store.get(args.namespace, name);
   if (planFile !== undefined) {
-    const { spec, notes } = await specFromFile(planFile, args, io, hub);
+    const { spec, notes } = await specFromFile(planFile, plan, args, hub);
     if (notes.held.length > 0)
       io.stderr(
         `note: the plan holds ${String(notes.held.length)} site(s) out of its waves; this rollout does not touch them: ${notes.held
@@ -364,32 +367,60 @@ async function run(args: Args, io: CliIo): Promise<number> {
   }
 }
 
-/** The spec of a plan file, with the target chosen on the command line. */
-async function specFromFile(
-  file: string,
-  args: Args,
-  io: CliIo,
-  hub: Hub,
-): Promise<ReturnType<typeof specFromPlan>> {
+/**
+ * The plan file as JSON, checked as a plan (with a stand-in target: the real one may need the
+ * hub); usage errors for a file that is missing, too large or not JSON (at its line and column).
+ */
+function readPlan(file: string, args: Args, io: CliIo): unknown {
+  const path = resolve(io.cwd, file);
   let text: string;
   try {
-    text = readFileSync(resolve(io.cwd, file), 'utf8');
+    if (statSync(path).size > 64 * 1024 * 1024)
+      throw new UsageError(`${file}: over 64 MiB; not a plan`);
+    text = readFileSync(path, 'utf8');
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     throw new UsageError(
       `${file}: cannot read the plan (${err instanceof Error ? err.message : String(err)})`,
     );
   }
-  if (text.length > 64 * 1024 * 1024) throw new UsageError(`${file}: over 64 MiB; not a plan`);
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
     throw new UsageError(
-      `${file}: not JSON (${err instanceof Error ? err.message : String(err)}); write it with siteforge rollout plan --json`,
+      `${jsonErrorPlace(file, text, message)}: not JSON (${message.replace(/\s+/g, ' ')}); write it with siteforge rollout plan --json`,
     );
   }
   if (args.target === undefined)
     throw new UsageError('rollout run needs --target argocd or --target apply');
+  specFromPlan(file, json, { mode: TargetMode.Apply, apply: { path: '.' } });
+  return json;
+}
+
+/**
+ * `file:line:column` of a JSON syntax error: from the position JSON.parse names, else from a
+ * YAML parse of the same text (JSON is YAML), else the file alone.
+ */
+function jsonErrorPlace(file: string, text: string, message: string): string {
+  const position = /at position (\d+)/.exec(message);
+  let offset: number | undefined = position ? Number(position[1]) : undefined;
+  // The YAML parse is bounded: past 8 MiB, the file alone is named.
+  if (offset === undefined && text.length <= 8 * 1024 * 1024)
+    offset = parseDocument(text).errors[0]?.pos[0];
+  if (offset === undefined) return file;
+  const before = text.slice(0, offset).split('\n');
+  return `${file}:${String(before.length)}:${String(before[before.length - 1]!.length + 1)}`;
+}
+
+/** The spec of a plan (read by readPlan), with the target chosen on the command line. */
+async function specFromFile(
+  file: string,
+  json: unknown,
+  args: Args,
+  hub: Hub,
+): Promise<ReturnType<typeof specFromPlan>> {
   let target: Target;
   if (args.target === 'apply') {
     const planPath =

@@ -265,6 +265,8 @@ export async function runDemo(
       seed: options.seed,
       ...(tuning.simWorkers !== undefined && { workers: tuning.simWorkers }),
       onWorkerExit: (code, signal) => {
+        // Ctrl-C in a terminal signals the whole process group, the simulators too: no news.
+        if (io.signal.aborted || signal === 'SIGINT') return;
         io.stderr(`demo: a fleet simulator process exited (${String(code ?? signal)})\n`);
       },
     });
