@@ -8,6 +8,7 @@
  * credentials Secrets, `spec.clusterMetadata` and `ClusterDeployment.spec.installed`. Every pass
  * ends with the ACI conditions of §3.3 written in one status update.
  */
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,6 +105,13 @@ export const ClusterRequeueMs = {
  * cached and not watched); the pass that starts an installation always reads it.
  */
 export const PULL_SECRET_RECHECK_MS = 300_000;
+
+/**
+ * How long the manifests read from an ACI's ConfigMaps are used for SpecSynced before they are
+ * read again (ConfigMaps are not cached either). A failed read is not remembered, and the pass
+ * that starts an installation (or prepares one after a restart) always reads them.
+ */
+export const MANIFESTS_RECHECK_MS = 60_000;
 
 /** What the controller is built from. */
 export interface ClusterDeploymentsControllerOptions {
@@ -364,6 +372,40 @@ export function createClusterDeploymentsController(
    * older than PULL_SECRET_RECHECK_MS, and always for the pass that starts the installation.
    */
   const pullSecrets = new Map<string, { readonly set: boolean; readonly at: number }>();
+  /**
+   * When the manifests of an ACI (`namespace/name`) were last read without error, and the
+   * ConfigMap names read. Their contents are not kept (extra manifests of a fleet add up): only
+   * the installer needs them, and the passes that run it read them fresh.
+   */
+  const manifestReads = new Map<string, { readonly names: string; readonly at: number }>();
+  /**
+   * Clusters (by id) whose kubeconfig Secret this process created during their installation,
+   * with a digest of what it holds: the pass that publishes the completion need not read it back.
+   */
+  const kubeconfigsWritten = new Map<string, string>();
+
+  /**
+   * The ACI's manifests into `pass.manifests`, or why they cannot be read into `pass.syncError`
+   * (and returned). A remembered read leaves `pass.manifests` empty.
+   * @param fresh read them live even when a recent read is remembered
+   */
+  const readManifests = async (pass: Pass, fresh: boolean): Promise<SyncError | undefined> => {
+    const { aci } = pass;
+    const key = `${aci.metadata.namespace ?? ''}/${aci.metadata.name}`;
+    const names = manifestConfigMapNames(aci).join('\n');
+    const now = pass.ctx.clock.now();
+    const known = manifestReads.get(key);
+    if (!fresh && known?.names === names && now - known.at < MANIFESTS_RECHECK_MS) return undefined;
+    manifestReads.delete(key);
+    const manifests = await manifestsOf(pass.ctx.writer, aci);
+    if ('kind' in manifests) {
+      pass.syncError ??= manifests;
+      return manifests;
+    }
+    pass.manifests = manifests;
+    manifestReads.set(key, { names, at: now });
+    return undefined;
+  };
 
   const record = (pass: Pass, update: Partial<ClusterRecord>): void => {
     pass.installation = {
@@ -520,6 +562,8 @@ export function createClusterDeploymentsController(
       return;
     }
     pass.pullSecret = pullSecret.value;
+    // The installer gets the manifests as they are now too.
+    if ((await readManifests(pass, true)) !== undefined) return;
     pass.ctx.log.info('installing the cluster');
     for (const host of pass.hosts)
       if (host.role === 'auto-assign')
@@ -552,8 +596,11 @@ export function createClusterDeploymentsController(
       adminKubeconfigSecretRef: { name: kubeconfigRef },
       ...(passwordRef !== undefined && { adminPasswordSecretRef: { name: passwordRef } }),
     });
+    const clusterId = pass.installation.record.id;
+    const digest = createHash('sha256').update(output.kubeconfig).digest('base64');
     if (INSTALLING.has(status) && aci.spec?.clusterMetadata === undefined) {
       const kubeconfigRef = await ensureKubeconfigSecret(ctx.writer, cd, output.kubeconfig, true);
+      kubeconfigsWritten.set(clusterId, digest);
       aci.spec = { ...aci.spec, clusterMetadata: metadata(undefined, kubeconfigRef) };
     }
     if (status !== 'installed') return;
@@ -563,7 +610,12 @@ export function createClusterDeploymentsController(
       output.kubeadminPassword,
       aci.spec?.clusterMetadata?.adminPasswordSecretRef === undefined,
     );
-    const kubeconfigRef = await ensureKubeconfigSecret(ctx.writer, cd, output.kubeconfig);
+    // Written by this process with this content: not read back.
+    const kubeconfigRef =
+      kubeconfigsWritten.get(clusterId) === digest
+        ? secretNames(cd.metadata.name).kubeconfig
+        : await ensureKubeconfigSecret(ctx.writer, cd, output.kubeconfig);
+    kubeconfigsWritten.delete(clusterId);
     const full = metadata(passwordRef, kubeconfigRef);
     aci.spec = { ...aci.spec, clusterMetadata: full };
     if (cd.spec?.installed !== true || cd.spec.clusterMetadata === undefined) {
@@ -847,6 +899,8 @@ export function createClusterDeploymentsController(
     if (cdObject === undefined) {
       for (const key of pullSecrets.keys())
         if (key.startsWith(`${request.namespace ?? ''}/`)) pullSecrets.delete(key);
+      for (const key of manifestReads.keys())
+        if (key.startsWith(`${request.namespace ?? ''}/`)) manifestReads.delete(key);
       await releaseOrphans(request, ctx);
       return {};
     }
@@ -936,11 +990,6 @@ export function createClusterDeploymentsController(
         pass.syncError = { kind: 'input', message: err.message };
       }
     }
-    // The ACI's manifests ConfigMaps (upstream getClusterDeploymentManifest).
-    const manifests = await manifestsOf(ctx.writer, aci);
-    if ('kind' in manifests) pass.syncError ??= manifests;
-    else pass.manifests = manifests;
-
     const status = pass.installation.record.status;
     const published =
       cd.spec?.installed === true &&
@@ -961,6 +1010,11 @@ export function createClusterDeploymentsController(
       );
       if (pass.output !== undefined) outputs.set(clusterId, pass.output);
     }
+    // The ACI's manifests ConfigMaps (upstream getClusterDeploymentManifest): read while they
+    // can still change the installation, and for a preparation whose output is not made yet.
+    if (PRE_INSTALL.has(status)) await readManifests(pass, false);
+    else if (status === 'preparing-for-installation' && pass.output === undefined)
+      await readManifests(pass, true);
     if (PRE_INSTALL.has(status)) await refreshRoles(pass);
 
     const previous = pass.installation.record;
@@ -979,7 +1033,11 @@ export function createClusterDeploymentsController(
     await installDay2Hosts(pass);
     // A finished installation's ignition is not needed again (it stays in its Secret): a fleet of
     // finished clusters keeps no installer output in memory.
-    if (DONE.has(pass.installation.record.status)) outputs.delete(clusterId);
+    if (DONE.has(pass.installation.record.status)) {
+      outputs.delete(clusterId);
+      kubeconfigsWritten.delete(clusterId);
+      manifestReads.delete(`${namespace}/${aci.metadata.name}`);
+    }
     installations.set(pass.installation);
     // Shutting down or no longer the leader: another replica writes the ACI from here.
     if (ctx.signal.aborted) return {};

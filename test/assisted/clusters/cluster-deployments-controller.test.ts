@@ -7,7 +7,10 @@ import { SimulatedInstallerBackend } from '../../../src/assisted/installer/simul
 import { OpenshiftInstallBackend } from '../../../src/assisted/installer/openshift-install-backend.js';
 import { ignitionForHost } from '../../../src/assisted/clusters/credentials.js';
 import { asKube } from '../../../src/assisted/clusters/kinds.js';
-import { PULL_SECRET_RECHECK_MS } from '../../../src/assisted/clusters/cluster-deployments-controller.js';
+import {
+  MANIFESTS_RECHECK_MS,
+  PULL_SECRET_RECHECK_MS,
+} from '../../../src/assisted/clusters/cluster-deployments-controller.js';
 import { createLogger } from '../../../src/shared/logger.js';
 import { host } from './fakes.js';
 import { ACI_REF, CD_REF, CLUSTER_ID, NS, world } from './world.js';
@@ -202,6 +205,51 @@ describe('the ClusterDeployments controller', () => {
     await w.reconcile();
     expect(w.condition('SpecSynced')?.reason).toBe('SyncOK');
     expect(w.installer.manifests).toEqual([['01-a.yaml', '02-b.yaml']]);
+  });
+
+  it('reads the manifests ConfigMaps again after a minute, and always when it starts the installation', async () => {
+    const w = world({
+      masters: 1,
+      workers: 0,
+      aciSpec: { manifestsConfigMapRef: { name: 'extra' } },
+    });
+    const reads = vi.spyOn(w.hub, 'getLive');
+    const configMapReads = () =>
+      reads.mock.calls.filter(([ref]) => ref.kind === 'ConfigMap' && ref.name === 'extra').length;
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'extra' };
+    w.hub.seed({
+      ...ref,
+      metadata: { name: 'extra', namespace: NS },
+      data: { 'a.yaml': 'kind: A' },
+    });
+    await w.reconcile();
+    await w.reconcile();
+    expect(configMapReads()).toBe(1);
+    expect(w.condition('SpecSynced')?.reason).toBe('SyncOK');
+    // Gone: seen once the last read is a minute old, and read on every pass while missing.
+    const stored = w.hub.peek(ref)!;
+    await w.hub.asOtherActor((hub) => hub.delete(ref));
+    await w.reconcile();
+    expect(w.condition('SpecSynced')?.reason).toBe('SyncOK');
+    await w.clock.advance(MANIFESTS_RECHECK_MS);
+    await w.reconcile();
+    expect(w.condition('SpecSynced')).toMatchObject({
+      reason: 'BackendError',
+      message: 'The Spec could not be synced due to backend error: configmaps "extra" not found',
+    });
+    w.hub.seed(stored);
+    await w.reconcile();
+    expect(w.condition('SpecSynced')?.reason).toBe('SyncOK');
+    // Changed just before the host is ready: the pass that starts the installation reads it.
+    await w.hub.update({ ...w.hub.peek(ref)!, data: { 'b.yaml': 'kind: B' } });
+    w.hosts.add(host('sno-1', CLUSTER_ID, { ip: '10.0.0.5', cores: 8, ramGib: 32 }));
+    await w.reconcile();
+    expect(w.installer.manifests).toEqual([['b.yaml']]);
+    // Installing: the ConfigMaps no longer matter and are not read.
+    const before = configMapReads();
+    await w.clock.advance(MANIFESTS_RECHECK_MS);
+    await w.reconcile();
+    expect(configMapReads()).toBe(before);
   });
 
   it('is woken by what a user changes on an Agent, not by the Agent controller’s projections', () => {
@@ -456,13 +504,14 @@ describe('the ClusterDeployments controller', () => {
     expect(password['type']).toBe('Opaque');
     expect(w.secret('site-admin-password', 'username')).toBe('kubeadmin');
     expect(w.secret('site-admin-password', 'password')).toBe('abcde-fghij-klmno-pqrst');
-    // New Secrets are created without a read first; only the kubeconfig is read again once.
+    // New Secrets are created without a read first, and the kubeconfig this process wrote is
+    // not read back.
     expect(
       reads.mock.calls
         .map(([ref]) => ref)
         .filter((ref) => ref.kind === 'Secret' && ref.name !== 'pull-secret')
         .map((ref) => ref.name),
-    ).toEqual(['site-admin-kubeconfig']);
+    ).toEqual([]);
     const metadata = {
       clusterID: 'ocp-cluster-id',
       infraID: CLUSTER_ID,
