@@ -81,7 +81,13 @@ describe('a stage timeout and the deletion of a site', () => {
       RequirementsMet: 'True ClusterIsReady: The cluster is ready to begin the installation',
     });
     expect(field(held, 'status', 'debugInfo', 'state')).toBe('ready');
-    expect(field(await agent(), 'status', 'debugInfo', 'state')).toBe('known');
+    // The Agent is written by its own controller: it shows the host known soon after, not
+    // necessarily in the same instant as the AgentClusterInstall.
+    const known = await until('the Agent shows the host known', async () => {
+      const a = await agent();
+      return field(a, 'status', 'debugInfo', 'state') === 'known' && a;
+    });
+    expect(field(known, 'status', 'debugInfo', 'stateInfo')).toBe('Host is ready to be installed');
   }, 120_000);
 
   it('installs once the hold is lifted, until the host has joined', async () => {
