@@ -58,6 +58,7 @@ import {
 } from './bmh-status.js';
 import type { BmhImage, BmhStatus } from './bmh-status.js';
 import { undiciRedfishClients } from './ports.js';
+import { readWatchedSecret, watchedSecrets } from '../../watched-secrets.js';
 import type { ImageUrls, RedfishCallMetric, RedfishClientFactory } from './ports.js';
 
 /** Agent stages at which the host has rebooted into its installed system (BMAC's detach set). */
@@ -770,8 +771,7 @@ export function createRedfishHostController(
         return;
       }
       const namespace = this.bmh.metadata.namespace;
-      const secret = await this.ctx.writer.getLive({
-        ...Gvk.Secret,
+      const secret = await readWatchedSecret(this.ctx.reader, this.ctx.writer, {
         name,
         ...(namespace === undefined ? {} : { namespace }),
       });
@@ -949,6 +949,18 @@ export function createRedfishHostController(
         gvk: Gvk.Agent,
         map: (agent, reader) => bmhsOfAgent(agent, reader),
       },
+      // New BMC credentials: a host refused for its Secret is looked at again at once.
+      watchedSecrets((secret, reader) =>
+        reader
+          .list(
+            Gvk.BareMetalHost,
+            secret.metadata.namespace === undefined ? {} : { namespace: secret.metadata.namespace },
+          )
+          .filter(
+            (bmh) => record(record(bmh['spec'])['bmc'])['credentialsName'] === secret.metadata.name,
+          )
+          .map(requestOf),
+      ),
     ],
     reconcile,
     operations,
