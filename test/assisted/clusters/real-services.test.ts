@@ -44,6 +44,46 @@ describe('the controller on the state tables and the real cluster validations', 
     expect(w.cd().spec.installed).toBe(true);
   });
 
+  /** A single-node cluster whose installation has started: preparing, its host preparing. */
+  const preparingSno = async () => {
+    const w = world(
+      { masters: 1, workers: 0 },
+      { machine: stateTableClusterMachine, validator: assistedClusterValidator },
+    );
+    w.hosts.add(
+      host('sno-1', CLUSTER_ID, { ip: '10.0.0.5', cores: 16, ramGib: 64, role: 'master' }),
+    );
+    await w.reconcile();
+    expect(w.state()).toBe('preparing-for-installation');
+    return w;
+  };
+
+  it('installs a cluster whose preparation finished while its pass waited past the timeout', async () => {
+    const w = await preparingSno();
+    w.hosts.moveAll(CLUSTER_ID, 'preparing-for-installation', 'preparing-successful');
+    // The pass that would see it comes 25 minutes late (a saturated controller's queue).
+    await w.clock.advance(25 * 60_000);
+    await w.reconcile();
+    expect(w.state()).toBe('installing');
+    expect(w.hosts.hosts.get('sno-1')?.status).toBe('installing');
+    expect(w.condition('LastInstallationPreparationFailed')).toMatchObject({
+      status: 'False',
+      reason: 'There is no failing prior preparation attempt',
+    });
+  });
+
+  it("still fails a preparation that hangs past 10 minutes, with upstream's words", async () => {
+    const w = await preparingSno();
+    await w.clock.advance(11 * 60_000);
+    await w.reconcile();
+    expect(w.state()).toBe('ready');
+    expect(w.condition('LastInstallationPreparationFailed')).toMatchObject({
+      status: 'True',
+      reason: 'The last installation preparation failed',
+      message: 'Installation failed. Try again, and contact support if the issue persists.',
+    });
+  });
+
   it('installs 3+2 to completion, the bootstrap among the masters', async () => {
     const w = world({}, { machine: stateTableClusterMachine, validator: assistedClusterValidator });
     for (let i = 1; i <= 5; i++)
