@@ -116,11 +116,19 @@ async function reconcileAgent(
   const agent = ctx.reader.get(ref);
   const now = new Date(ctx.clock.now());
   if (agent === undefined) {
-    if (hosts.stored(request.name) === undefined) return {};
+    const known = hosts.stored(request.name);
+    if (known === undefined) return {};
+    // A registration still writing the Agent (its create may wait long for the write budget):
+    // the Agent is about to exist, and the record is all the host has until it does.
+    if (hosts.registering(request.name)) return { requeueAfterMs: CACHE_LAG_REQUEUE_MS };
     // Just created by a registration, or deleted: only the API server can tell.
     if ((await ctx.writer.getLive(ref)) !== undefined)
       return { requeueAfterMs: CACHE_LAG_REQUEUE_MS };
-    hosts.deregister(request.name);
+    // The answer may predate a registration or an agent call served while it came (a step
+    // reply the agent will not send again): a record changed meanwhile is kept and looked at
+    // again, never replaced later by what the Agent held before.
+    if (hosts.registering(request.name) || !hosts.deregister(request.name, known))
+      return { requeueAfterMs: CACHE_LAG_REQUEUE_MS };
     return {};
   }
 

@@ -207,6 +207,8 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
   private readonly deferred = new Set<string>();
   /** Each host's last validation and its inputs (see {@link validate}). */
   private readonly validations = new Map<string, ValidationMemo>();
+  /** Registrations whose Agent write is still in flight, per host id. */
+  private readonly registrations = new Map<string, number>();
   private readonly clock: Clock;
   private readonly maxDisconnectionMs: number;
 
@@ -383,14 +385,28 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
     const stored: StoredHost = { ...previous, record: outcome.host, kind };
     if (existing !== undefined && previous === undefined) this.forget(existing.record.id);
     this.commit(stored, previous?.record);
+    this.registrations.set(hostId, (this.registrations.get(hostId) ?? 0) + 1);
     try {
       await this.ensureAgent(infraEnvObject, stored, cluster);
     } catch (err) {
-      // As upstream: a host whose Agent could not be written is not registered.
-      this.forget(hostId);
+      // As upstream: a host whose Agent could not be written is not registered; but a record
+      // another registration or the agent's calls changed meanwhile is theirs, not ours to drop.
+      if (this.hosts.get(hostId)?.record === stored.record) this.forget(hostId);
       throw err;
+    } finally {
+      const left = (this.registrations.get(hostId) ?? 1) - 1;
+      if (left > 0) this.registrations.set(hostId, left);
+      else this.registrations.delete(hostId);
     }
     return ok(stored.record);
+  }
+
+  /**
+   * Whether a registration of the host is still writing its Agent: until it returns, an Agent
+   * missing from the cache and from the API server is one about to be created, not one deleted.
+   */
+  registering(hostId: string): boolean {
+    return this.registrations.has(hostId);
   }
 
   /**
@@ -686,9 +702,16 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
     return count;
   }
 
-  /** Forgets a host (its Agent is being deleted: upstream's deregister). */
-  deregister(hostId: string): void {
+  /**
+   * Forgets a host (its Agent is being deleted: upstream's deregister).
+   * @param expected forget only if the host is still this one (what the caller decided on): a
+   *   registration or an agent call answered meanwhile made a newer one, which stays
+   * @returns whether the host was forgotten
+   */
+  deregister(hostId: string, expected?: StoredHost): boolean {
+    if (expected !== undefined && this.hosts.get(hostId) !== expected) return false;
     this.forget(hostId);
+    return true;
   }
 
   /** Whether the agent of `host` has checked in recently enough (assisted.md §4.2). */

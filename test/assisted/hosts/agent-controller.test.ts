@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { Gvk } from '../../../src/bmac/api.js';
 import { AGENT_FINALIZER, AgentAnnotation } from '../../../src/assisted/hosts/agent-names.js';
 import { HOST_MONITOR_SLICE, HostMonitor } from '../../../src/assisted/hosts/host-monitor.js';
-import { HostStage, HostStatus } from '../../../src/assisted/model.js';
+import type { ObjectWriter } from '../../../src/bmac/runtime/contract.js';
+import { agentController } from '../../../src/assisted/hosts/agent-controller.js';
+import { HostService } from '../../../src/assisted/hosts/host-service.js';
+import { HostStage, HostStatus, StepType } from '../../../src/assisted/model.js';
 import {
   HOST_ID,
   NS,
@@ -656,5 +659,147 @@ describe('deletion', () => {
       ok: false,
       httpStatus: 404,
     });
+  });
+});
+
+/** A promise and the function that settles it. */
+function gate(): { readonly open: () => void; readonly opened: Promise<void> } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+/** The cluster's writes, `create` and `getLive` changed by `change`. */
+function writerOf(w: World, change: Partial<ObjectWriter>): ObjectWriter {
+  return {
+    create: (object) => w.cluster.create(object),
+    update: (object) => w.cluster.update(object),
+    updateStatus: (object) => w.cluster.updateStatus(object),
+    delete: (ref) => w.cluster.delete(ref),
+    getLive: (ref) => w.cluster.getLive(ref),
+    ...change,
+  };
+}
+
+/** A host service on the world's cluster, its writes changed by `change`. */
+function serviceWriting(w: World, change: Partial<ObjectWriter>): HostService {
+  return new HostService({
+    reader: w.cluster,
+    writer: writerOf(w, change),
+    enqueueAgent: (r) => w.queue.add(`${r.namespace ?? ''}/${r.name}`),
+    ...w.ports,
+    clusters: w.clusters,
+    log: w.log,
+    clock: w.clock,
+  });
+}
+
+/** The agent's reply to its inventory step: the inventory of a host fit for SNO. */
+function sendInventory(w: World): ReturnType<HostService['postStepReply']> {
+  return w.service.postStepReply(
+    w.infraEnvRef(),
+    HOST_ID,
+    {
+      stepType: StepType.Inventory,
+      stepId: 'inventory-00000001',
+      exitCode: 0,
+      output: JSON.stringify(inventory()),
+      error: '',
+    },
+    w.now(),
+  );
+}
+
+describe('a registration racing the Agent controller', () => {
+  it('an inventory the agent sent while a pass looked for the new Agent stays: the host leaves discovering', async () => {
+    const w = new World(
+      infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
+      clusterDeployment(),
+    );
+    w.clusters.records.set('cd-uid-1', snoCluster());
+    // The registration's create waits for the write budget (an apply storm takes it all).
+    const budget = gate();
+    w.service = serviceWriting(w, {
+      create: async (object) => {
+        await budget.opened;
+        return w.cluster.create(object);
+      },
+    });
+    const ie = w.infraEnvRef();
+    const registration = w.service.registerHost(ie, HOST_ID, 'v1.0', w.now());
+    expect(w.queue.has(`${NS}/${HOST_ID}`)).toBe(true);
+
+    // The pass the registration woke finds no Agent in the cache and asks the API server, which
+    // answers before the create is written; the answer is handled only after what follows.
+    const answer = gate();
+    const pass = agentController({ hosts: w.service }).reconcile(
+      { namespace: NS, name: HOST_ID },
+      {
+        reader: w.cluster,
+        writer: writerOf(w, {
+          getLive: async (ref) => {
+            const seen = await w.cluster.getLive(ref);
+            await answer.opened;
+            return seen;
+          },
+        }),
+        events: w.cluster,
+        clock: w.clock,
+        log: w.log,
+        signal: new AbortController().signal,
+      },
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    budget.open();
+    expect((await registration).ok).toBe(true);
+
+    // The agent's first poll gets the inventory step; its reply is taken (204), and the agent
+    // never sends the same output again.
+    const steps = await w.service.nextSteps(ie, HOST_ID, w.now());
+    expect(steps.ok && steps.value.instructions.map((i) => i.stepType)).toEqual([
+      StepType.Inventory,
+    ]);
+    expect((await sendInventory(w)).ok).toBe(true);
+
+    answer.open();
+    await pass;
+    w.service.refresh(HOST_ID, w.now());
+    await w.flush();
+    expect(w.service.get(HOST_ID)?.inventory).toBeDefined();
+    expect(w.service.get(HOST_ID)?.status).not.toBe(HostStatus.Discovering);
+    expect(w.status()['inventory']).toBeDefined();
+    expect(w.status()['debugInfo']).toMatchObject({ state: w.service.get(HOST_ID)?.status });
+  });
+
+  it('a registration whose Agent write failed late leaves alone the record a later registration made', async () => {
+    const w = new World(
+      infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
+      clusterDeployment(),
+    );
+    w.clusters.records.set('cd-uid-1', snoCluster());
+    // The first create is written by the API server, but its answer never comes (the client's
+    // timeout ends it): the agent, restarted meanwhile, registers again and carries on.
+    const timeout = gate();
+    let creates = 0;
+    w.service = serviceWriting(w, {
+      create: async (object) => {
+        const created = await w.cluster.create(object);
+        if (++creates > 1) return created;
+        await timeout.opened;
+        throw new Error('the request timed out');
+      },
+    });
+    const ie = w.infraEnvRef();
+    const first = w.service.registerHost(ie, HOST_ID, 'v1.0', w.now());
+    w.clock.advance(5_000);
+    const second = await w.service.registerHost(ie, HOST_ID, 'v1.0', w.now());
+    expect(second.ok).toBe(true);
+    expect((await sendInventory(w)).ok).toBe(true);
+
+    timeout.open();
+    await expect(first).rejects.toThrow('the request timed out');
+    await w.flush();
+    expect(w.service.get(HOST_ID)?.inventory).toBeDefined();
+    expect(w.status()['inventory']).toBeDefined();
   });
 });
