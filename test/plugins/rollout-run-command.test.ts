@@ -55,6 +55,8 @@ describe('siteforge rollout run|pause|resume|abort|status: the command line', ()
       expect([args.join(' '), status]).toEqual([args.join(' '), 2]);
       expect(stderr).toContain(message);
       expect(stderr).not.toContain('    at ');
+      // The way out is this command's own help, not the whole CLI's.
+      expect(stderr.trimEnd().split('\n').at(-1)).toBe("Run 'siteforge rollout --help' for usage.");
     }
   });
 

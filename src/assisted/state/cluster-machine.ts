@@ -333,7 +333,14 @@ export const clusterTransitions: readonly ClusterTransition[] = [
     event: 'Refresh',
     name: 'Refresh preparing cluster - detect timeout',
     from: [C.PreparingForInstallation],
-    when: all(f('preparingTimedOut'), not(f('failedPreparingHostsExist'))),
+    // A preparation that is done installs, however late its cluster's pass comes: upstream
+    // refreshes every few seconds, so there the timeout only catches a preparation that hangs;
+    // here a pass can wait in a busy controller's queue, and that wait is not the cluster's.
+    when: all(
+      f('preparingTimedOut'),
+      not(f('failedPreparingHostsExist')),
+      not(all(f('allHostsPreparedSuccessfully'), f('preparationSucceeded'))),
+    ),
     to: C.Ready,
     info: text(T.preparingForInstallationTimeout),
     lastPreparation: { status: 'failed', reason: PreparationReason.timedOut },

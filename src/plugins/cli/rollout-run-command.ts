@@ -39,7 +39,7 @@ import { HubSiteObserver } from '../../rollout/site-observer.js';
 import type { RolloutTarget } from '../../rollout/target.js';
 import { SiteForgeError, UsageError } from '../../shared/errors.js';
 import { createLogger } from '../../shared/logger.js';
-import { ExitCode } from '../exit-code.js';
+import { ExitCode, reportFailure } from '../exit-code.js';
 import { fsSecretSource } from '../fs-secret-source.js';
 import { readLimits } from '../limit-options.js';
 import { ApplyTarget } from '../rollout-apply-target.js';
@@ -214,7 +214,12 @@ function connect(args: Args): Hub {
 
 /** Runs `siteforge rollout ...`; returns the exit code. */
 export async function runRolloutCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const args = parse(argv);
+  let args: Args;
+  try {
+    args = parse(argv);
+  } catch (err) {
+    return reportFailure(err, io, USAGE_HINT);
+  }
   if (args.help || args.command === undefined) {
     (args.help ? io.stdout : io.stderr)(USAGE);
     return args.help ? ExitCode.Ok : ExitCode.Usage;
@@ -247,13 +252,13 @@ export async function runRolloutCommand(argv: readonly string[], io: CliIo): Pro
       io.stderr(`siteforge: ${err.message}\n`);
       return HELD;
     }
-    if (err instanceof SiteForgeError && !(err instanceof UsageError)) {
-      io.stderr(`siteforge: ${err.message}\n`);
-      return ExitCode.Invalid;
-    }
+    if (err instanceof SiteForgeError) return reportFailure(err, io, USAGE_HINT);
     throw err;
   }
 }
+
+/** What a usage error ends with: this command's own help, not the whole CLI's. */
+const USAGE_HINT = "Run 'siteforge rollout --help' for usage.";
 
 function nameOf(args: Args): string {
   const name = args.name ?? args.positional[0];

@@ -733,6 +733,35 @@ function writerOf(w: World, change: Partial<ObjectWriter>): ObjectWriter {
   };
 }
 
+/** A host service on the world's cluster, its writes changed by `change`. */
+function serviceWriting(w: World, change: Partial<ObjectWriter>): HostService {
+  return new HostService({
+    reader: w.cluster,
+    writer: writerOf(w, change),
+    enqueueAgent: (r) => w.queue.add(`${r.namespace ?? ''}/${r.name}`),
+    ...w.ports,
+    clusters: w.clusters,
+    log: w.log,
+    clock: w.clock,
+  });
+}
+
+/** The agent's reply to its inventory step: the inventory of a host fit for SNO. */
+function sendInventory(w: World): ReturnType<HostService['postStepReply']> {
+  return w.service.postStepReply(
+    w.infraEnvRef(),
+    HOST_ID,
+    {
+      stepType: StepType.Inventory,
+      stepId: 'inventory-00000001',
+      exitCode: 0,
+      output: JSON.stringify(inventory()),
+      error: '',
+    },
+    w.now(),
+  );
+}
+
 describe('a registration racing the Agent controller', () => {
   it('an inventory the agent sent while a pass looked for the new Agent stays: the host leaves discovering', async () => {
     const w = new World(
@@ -742,19 +771,11 @@ describe('a registration racing the Agent controller', () => {
     w.clusters.records.set('cd-uid-1', snoCluster());
     // The registration's create waits for the write budget (an apply storm takes it all).
     const budget = gate();
-    w.service = new HostService({
-      reader: w.cluster,
-      writer: writerOf(w, {
-        create: async (object) => {
-          await budget.opened;
-          return w.cluster.create(object);
-        },
-      }),
-      enqueueAgent: (r) => w.queue.add(`${r.namespace ?? ''}/${r.name}`),
-      ...w.ports,
-      clusters: w.clusters,
-      log: w.log,
-      clock: w.clock,
+    w.service = serviceWriting(w, {
+      create: async (object) => {
+        await budget.opened;
+        return w.cluster.create(object);
+      },
     });
     const ie = w.infraEnvRef();
     const registration = w.service.registerHost(ie, HOST_ID, 'v1.0', w.now());
@@ -790,19 +811,7 @@ describe('a registration racing the Agent controller', () => {
     expect(steps.ok && steps.value.instructions.map((i) => i.stepType)).toEqual([
       StepType.Inventory,
     ]);
-    const reply = await w.service.postStepReply(
-      ie,
-      HOST_ID,
-      {
-        stepType: StepType.Inventory,
-        stepId: 'inventory-00000001',
-        exitCode: 0,
-        output: JSON.stringify(inventory()),
-        error: '',
-      },
-      w.now(),
-    );
-    expect(reply.ok).toBe(true);
+    expect((await sendInventory(w)).ok).toBe(true);
 
     answer.open();
     await pass;
@@ -824,40 +833,20 @@ describe('a registration racing the Agent controller', () => {
     // timeout ends it): the agent, restarted meanwhile, registers again and carries on.
     const timeout = gate();
     let creates = 0;
-    w.service = new HostService({
-      reader: w.cluster,
-      writer: writerOf(w, {
-        create: async (object) => {
-          const created = await w.cluster.create(object);
-          if (++creates > 1) return created;
-          await timeout.opened;
-          throw new Error('the request timed out');
-        },
-      }),
-      enqueueAgent: (r) => w.queue.add(`${r.namespace ?? ''}/${r.name}`),
-      ...w.ports,
-      clusters: w.clusters,
-      log: w.log,
-      clock: w.clock,
+    w.service = serviceWriting(w, {
+      create: async (object) => {
+        const created = await w.cluster.create(object);
+        if (++creates > 1) return created;
+        await timeout.opened;
+        throw new Error('the request timed out');
+      },
     });
     const ie = w.infraEnvRef();
     const first = w.service.registerHost(ie, HOST_ID, 'v1.0', w.now());
     w.clock.advance(5_000);
     const second = await w.service.registerHost(ie, HOST_ID, 'v1.0', w.now());
     expect(second.ok).toBe(true);
-    const reply = await w.service.postStepReply(
-      ie,
-      HOST_ID,
-      {
-        stepType: StepType.Inventory,
-        stepId: 'inventory-00000001',
-        exitCode: 0,
-        output: JSON.stringify(inventory()),
-        error: '',
-      },
-      w.now(),
-    );
-    expect(reply.ok).toBe(true);
+    expect((await sendInventory(w)).ok).toBe(true);
 
     timeout.open();
     await expect(first).rejects.toThrow('the request timed out');

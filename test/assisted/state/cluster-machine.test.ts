@@ -116,6 +116,35 @@ const scenarios: readonly Scenario[] = [
     expect: { status: C.Ready, statusInfo: 'Preparing cluster for installation timeout' },
   },
   {
+    rule: 'Refresh preparing cluster - detect timeout',
+    story: 'the manifests generated but a host still checking its disk after 10 minutes',
+    cluster: {
+      status: C.PreparingForInstallation,
+      statusUpdatedAt: ago(11 * MINUTE),
+      lastPreparation: { status: 'success' },
+    },
+    ctx: {
+      hosts: [
+        ...hostsIn(H.PreparingSuccessful, 2, 0),
+        host({ id: 'm9', status: H.PreparingForInstallation, role: HostRole.Master }),
+      ],
+    },
+    event: REFRESH,
+    expect: { status: C.Ready, statusInfo: 'Preparing cluster for installation timeout' },
+  },
+  {
+    rule: 'Refresh preparing cluster - done preparing',
+    story: 'a preparation done before its late refresh installs rather than times out',
+    cluster: {
+      status: C.PreparingForInstallation,
+      statusUpdatedAt: ago(25 * MINUTE),
+      lastPreparation: { status: 'success' },
+    },
+    ctx: { hosts: hostsIn(H.PreparingSuccessful, 3, 2) },
+    event: REFRESH,
+    expect: { status: C.Installing, statusInfo: 'Installation in progress' },
+  },
+  {
     rule: 'Refresh preparing cluster - done preparing',
     story: 'every host prepared and the manifests generated',
     cluster: { status: C.PreparingForInstallation, lastPreparation: { status: 'success' } },
