@@ -1069,7 +1069,10 @@ export function createClusterDeploymentsController(
 
     aci.metadata.annotations = {
       ...aci.metadata.annotations,
-      [ClusterAnnotation.ClusterState]: persistedStateOf(pass.installation),
+      [ClusterAnnotation.ClusterState]: persistedStateOf(
+        pass.installation,
+        aci.metadata.annotations?.[ClusterAnnotation.ClusterState],
+      ),
     };
     await writeAci(ctx, aciObject, aci, statusOf(pass, counts, aci.status ?? {}));
     const requeueAfterMs = requeueFor(pass, pass.installation.record.status !== status);
