@@ -233,11 +233,33 @@ export function clusterInstallationOf(
   };
 }
 
-/** The annotation value of an installation. */
-export function persistedStateOf(installation: ClusterInstallation): string {
+/** Statuses whose timeout counts from `statusUpdatedAt` (preparing: 10 min, finalizing: 5 h). */
+const TIMED_FROM_STATUS_UPDATE: readonly string[] = ['preparing-for-installation', 'finalizing'];
+
+/**
+ * The annotation value of an installation. `previous`, the value the ACI has: kept as it is when
+ * only `statusUpdatedAt` moved and the new status has no timeout counted from it (a restart
+ * needs that time only for those), so such a move costs the ACI one write, not two.
+ */
+export function persistedStateOf(installation: ClusterInstallation, previous?: string): string {
+  const text = persistedText(installation, installation.record.statusUpdatedAt);
+  if (previous === undefined || TIMED_FROM_STATUS_UPDATE.includes(installation.record.status))
+    return text;
+  let kept: string | undefined;
+  try {
+    kept = (JSON.parse(previous) as Partial<PersistedClusterState>).statusUpdatedAt;
+  } catch {
+    return text;
+  }
+  return typeof kept === 'string' && persistedText(installation, kept) === previous
+    ? previous
+    : text;
+}
+
+function persistedText(installation: ClusterInstallation, statusUpdatedAt: string): string {
   const { record } = installation;
   const state: PersistedClusterState = {
-    statusUpdatedAt: record.statusUpdatedAt,
+    statusUpdatedAt,
     ...(record.installStartedAt !== undefined && { installStartedAt: record.installStartedAt }),
     ...(record.installCompletedAt !== undefined && {
       installCompletedAt: record.installCompletedAt,

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { clusterSpecFields } from '../../../src/assisted/clusters/cluster-record.js';
+import {
+  clusterInstallationOf,
+  clusterSpecFields,
+  persistedStateOf,
+} from '../../../src/assisted/clusters/cluster-record.js';
+import type { ClusterInstallation } from '../../../src/assisted/clusters/cluster-record.js';
 import type {
   AgentClusterInstall,
   ClusterDeployment,
@@ -51,5 +56,46 @@ describe('the networks of a cluster', () => {
     );
     expect(record.clusterNetworks).toEqual([{ cidr: '10.132.0.0/14', hostPrefix: 24 }]);
     expect(record.serviceNetworks).toEqual(['172.31.0.0/16']);
+  });
+});
+
+describe('the state an AgentClusterInstall keeps for a restart', () => {
+  const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 12, minutes)).toISOString();
+  const installation = (status: string, minutes: number): ClusterInstallation => {
+    const made = clusterInstallationOf(cd, aci(undefined), '4.18', true, undefined, new Date(0));
+    return {
+      ...made,
+      record: { ...made.record, status: status as never, statusUpdatedAt: at(minutes) },
+    };
+  };
+
+  it('is not rewritten for a status move whose time no timeout counts from', () => {
+    const insufficient = persistedStateOf(installation('insufficient', 0));
+    expect(persistedStateOf(installation('ready', 5), insufficient)).toBe(insufficient);
+  });
+
+  it('records when preparing and finalizing began, which their timeouts count from', () => {
+    const ready = persistedStateOf(installation('ready', 0));
+    const preparing = persistedStateOf(installation('preparing-for-installation', 5), ready);
+    expect(JSON.parse(preparing)).toMatchObject({ statusUpdatedAt: at(5) });
+    const finalizing = persistedStateOf(installation('finalizing', 9), preparing);
+    expect(JSON.parse(finalizing)).toMatchObject({ statusUpdatedAt: at(9) });
+  });
+
+  it('is rewritten whole when anything else changed', () => {
+    const ready = persistedStateOf(installation('ready', 0));
+    const failed = installation('ready', 7);
+    const next = persistedStateOf(
+      {
+        ...failed,
+        record: { ...failed.record, lastPreparation: { status: 'failed', reason: 'x' } },
+      },
+      ready,
+    );
+    expect(JSON.parse(next)).toMatchObject({
+      statusUpdatedAt: at(7),
+      lastPreparation: { status: 'failed', reason: 'x' },
+    });
+    expect(persistedStateOf(installation('ready', 7), 'not JSON')).not.toBe('not JSON');
   });
 });

@@ -1,10 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   assistedClusterValidator,
   clusterDirectoryOf,
   stateTableClusterMachine,
 } from '../../../src/assisted/clusters/adapters.js';
 import { ClusterInstallations } from '../../../src/assisted/clusters/cluster-installations.js';
+import { PULL_SECRET_RECHECK_MS } from '../../../src/assisted/clusters/cluster-deployments-controller.js';
 import { host } from './fakes.js';
 import { CLUSTER_ID, world } from './world.js';
 
@@ -82,6 +83,33 @@ describe('the controller on the state tables and the real cluster validations', 
       reason: 'The last installation preparation failed',
       message: 'Installation failed. Try again, and contact support if the issue persists.',
     });
+  });
+
+  it('looks at a preparing cluster again when its preparation would time out, not every few seconds', async () => {
+    const w = await preparingSno();
+    // Its host's changes wake it; else the next look is just past the 10 minutes.
+    expect((await w.reconcile()).requeueAfterMs).toBe(10 * 60_000 + 1_000);
+    await w.clock.advance(4 * 60_000);
+    expect((await w.reconcile()).requeueAfterMs).toBe(6 * 60_000 + 1_000);
+    await w.clock.advance(6 * 60_000 + 1_000);
+    const result = await w.reconcile();
+    expect(w.state()).toBe('ready');
+    expect(result.requeueAfterMs).toBe(300_000);
+  });
+
+  it('does not read the pull secret again while the cluster installs', async () => {
+    const w = await preparingSno();
+    const reads = vi.spyOn(w.hub, 'getLive');
+    w.hosts.moveAll(CLUSTER_ID, 'preparing-for-installation', 'preparing-successful');
+    await w.reconcile();
+    expect(w.state()).toBe('installing');
+    expect((await w.reconcile()).requeueAfterMs).toBe(300_000);
+    for (let i = 0; i < 3; i++) {
+      await w.clock.advance(PULL_SECRET_RECHECK_MS);
+      await w.reconcile();
+    }
+    expect(reads.mock.calls.filter(([ref]) => ref.kind === 'Secret')).toEqual([]);
+    expect(w.condition('SpecSynced')?.reason).toBe('SyncOK');
   });
 
   it('installs 3+2 to completion, the bootstrap among the masters', async () => {

@@ -826,12 +826,15 @@ class Simulation implements SimulatedBmc {
         s.spec.bootable !== false &&
         s.spec.mediaTypes.some((t) => t === 'CD' || t === 'DVD'),
     );
-    const overrideCd = p.cdTargets.includes(this.boot.target) && this.boot.enabled !== 'Disabled';
-    const cdFirst = this.options.bootOrder === 'cd-first';
+    const overriding = this.boot.enabled !== 'Disabled';
+    const overrideCd = p.cdTargets.includes(this.boot.target) && overriding;
+    // A boot override to the disk wins over a boot order that lists the virtual CD first.
+    const overrideDisk = this.boot.target === 'Hdd' && overriding;
+    const cdFirst = this.options.bootOrder === 'cd-first' && !overrideDisk;
     const modeOk =
       !p.bootModeField || (this.options.cdBootModes ?? ['UEFI']).includes(this.boot.mode);
     const image = cd !== undefined && (overrideCd || cdFirst) && modeOk ? cd.image : undefined;
-    if (this.boot.enabled === 'Once' && overrideCd) {
+    if (this.boot.enabled === 'Once' && (overrideCd || overrideDisk)) {
       // The one-time override is used up by this boot.
       this.boot.target = 'None';
       this.boot.enabled = 'Disabled';
