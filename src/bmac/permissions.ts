@@ -103,8 +103,9 @@ export const Permissions = {
     rule(Gvk.BareMetalHost, [Verb.Update], 'status'),
     // An Agent's changes wake its host.
     rule(Gvk.Agent, CACHED),
-    // BMC credentials, read live (Secrets are not cached).
-    rule(Gvk.Secret, [Verb.Get]),
+    // BMC credentials: cached when labelled agent-install.openshift.io/watch, else read live
+    // and labelled (src/bmac/watched-secrets.ts).
+    rule(Gvk.Secret, [Verb.Get, Verb.List, Verb.Watch, Verb.Update]),
   ],
   /**
    * The assisted core (assisted.md §3-§8): InfraEnv images, the Agents the agent API registers,
@@ -130,8 +131,9 @@ export const Permissions = {
     rule(Gvk.ClusterDeployment, [...CACHED, Verb.Update]),
     // The release image of a cluster's imageSetRef.
     rule(Gvk.ClusterImageSet, CACHED),
-    // Pull secrets read live; admin kubeconfig and kubeadmin password written.
-    rule(Gvk.Secret, [Verb.Get, Verb.Create, Verb.Update]),
+    // Pull secrets cached when labelled agent-install.openshift.io/watch, else read live and
+    // labelled; admin kubeconfig and kubeadmin password written.
+    rule(Gvk.Secret, [Verb.Get, Verb.List, Verb.Watch, Verb.Create, Verb.Update]),
     rule(Gvk.Event, [Verb.Create, Verb.Update]),
   ],
   /** The runtime: Events, leader election, and mode detection at start-up. */

@@ -108,6 +108,7 @@ export class ClientNodeRuntimeKubeClient implements RuntimeKubeClient {
     let token: string | undefined;
     do {
       const query: Record<string, string> = { limit: String(this.pageSize) };
+      if (options.labelSelector !== undefined) query['labelSelector'] = options.labelSelector;
       if (token !== undefined) query['continue'] = token;
       const page = (await this.send('list', HttpMethod.GET, path, query)) as ListBody;
       // Every page of one list is a snapshot at the first page's version.
@@ -159,6 +160,7 @@ export class ClientNodeRuntimeKubeClient implements RuntimeKubeClient {
       allowWatchBookmarks: true,
     };
     if (options.timeoutSeconds !== undefined) query['timeoutSeconds'] = options.timeoutSeconds;
+    if (options.labelSelector !== undefined) query['labelSelector'] = options.labelSelector;
     const onLine = (type: string, object: unknown): void => {
       const event = watchEvent(gvk, type, object);
       if (event instanceof Error) settle(event);

@@ -10,6 +10,11 @@ import type { DeleteOptions, GroupVersionKind, KubeObject, ObjectRef } from './k
 export interface ScopeOptions {
   /** Only objects of this namespace. @default every namespace */
   readonly namespace?: string;
+  /**
+   * Only objects with these labels (`key=value,…`). A watch tells an object that stops
+   * matching as DELETED and one that starts matching as ADDED. @default every object
+   */
+  readonly labelSelector?: string;
 }
 
 /** A list answer: every object, and the resourceVersion a watch resumes from. */

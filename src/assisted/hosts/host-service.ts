@@ -30,8 +30,7 @@ import type {
   Steps,
 } from '../agent-api/backend.js';
 import { parseStepReply } from '../agent-api/steps.js';
-import { HostRole, HostStage, StepType } from '../model.js';
-import type { HostStatus } from '../model.js';
+import { HostRole, HostStage, HostStatus, StepType } from '../model.js';
 import type {
   ClusterRecord,
   HostProgress,
@@ -77,6 +76,12 @@ const AFTER_REBOOT: ReadonlySet<HostStage> = new Set([
   HostStage.Configuring,
   HostStage.Joined,
   HostStage.Done,
+]);
+
+/** Statuses of a host waiting for its first inventory. */
+const DISCOVERING: ReadonlySet<HostStatus> = new Set([
+  HostStatus.Discovering,
+  HostStatus.DiscoveringUnbound,
 ]);
 
 /** Called after every change of a host record (not after a bare check-in). */
@@ -209,6 +214,12 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
   private readonly validations = new Map<string, ValidationMemo>();
   /** Registrations whose Agent write is still in flight, per host id. */
   private readonly registrations = new Map<string, number>();
+  /**
+   * Hosts rebuilt from an Agent that shows no inventory while still discovering: the agent may
+   * have sent it to the process before the restart, which took it but never wrote it to the
+   * Agent, and the agent does not send an accepted output again (see {@link nextSteps}).
+   */
+  private readonly inventoryUnseen = new Set<string>();
   private readonly clock: Clock;
   private readonly maxDisconnectionMs: number;
 
@@ -428,6 +439,17 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
       record,
       ...(agentTimestamp !== undefined && { agentTimestamp }),
     });
+    // A restored host that may have lost its inventory: its agent's first poll fails once. The
+    // agent forgets the replies it sent whenever a poll fails (upstream's step processor
+    // invalidates its reply cache), so it sends the inventory again on the next one, seconds
+    // later; asking costs one poll, a lost inventory would leave the host discovering for good.
+    if (this.inventoryUnseen.delete(hostId) && record.inventory === undefined)
+      return Promise.resolve(
+        refusal(
+          503,
+          `host ${hostId} was restored after a service restart without its hardware inventory; the agent is asked to send it again`,
+        ),
+      );
     const context = this.machineContext(record, now);
     const plan = this.options.machine.nextSteps(record, context);
     const { cluster, clusterHosts } = context;
@@ -684,6 +706,8 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
     if (stored === undefined) return undefined;
     this.hosts.set(stored.record.id, stored);
     this.index(stored.record, undefined);
+    if (stored.record.inventory === undefined && DISCOVERING.has(stored.record.status))
+      this.inventoryUnseen.add(stored.record.id);
     return stored;
   }
 
@@ -934,6 +958,7 @@ export class HostService implements AgentApiBackend, AgentApiBackendExtras {
     const stored = this.hosts.get(hostId);
     if (stored === undefined) return;
     this.hosts.delete(hostId);
+    this.inventoryUnseen.delete(hostId);
     this.logsStartedAt.delete(hostId);
     this.validations.delete(hostId);
     if (stored.record.clusterId !== undefined)

@@ -3,7 +3,6 @@ export {
   ImageCreatedCondition,
   InfraEnvController,
   NMStateConfigGvk,
-  PULL_SECRET_RECHECK_MS,
   RECOVERABLE_ERROR_REQUEUE_MS,
 } from './infraenv-controller.js';
 export type { InfraEnvControllerProps } from './infraenv-controller.js';

@@ -7,7 +7,7 @@
  * `debugInfo` and the `ImageCreated` condition with assisted-service's reasons and messages.
  * A change of the InfraEnv, of an NMStateConfig it selects or of its ClusterDeployment wakes it.
  */
-import { createPublicKey } from 'node:crypto';
+import { createHash, createPublicKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { stringify as toYaml } from 'yaml';
@@ -15,6 +15,7 @@ import type { KubeObject } from '../../kube/index.js';
 import { Gvk, Label } from '../../bmac/api.js';
 import { ImageSourceError } from '../../bmac/images/image-source.js';
 import { INTERNAL_IGNITION_ANNOTATION } from '../../bmac/infraenv-backend.js';
+import { readWatchedSecret, watchedSecrets } from '../../bmac/watched-secrets.js';
 import {
   findCondition,
   setCondition,
@@ -74,17 +75,10 @@ export const ImageCreatedCondition = {
 /** When a failure the controller can recover from is looked at again (2 × 10 s, as upstream). */
 export const RECOVERABLE_ERROR_REQUEUE_MS = 20_000;
 
-/**
- * How long an image built from unchanged inputs is reused without reading its pull secret again
- * (Secrets are not cached and not watched: a live read on every pass cost ~31 reads per site).
- */
-export const PULL_SECRET_RECHECK_MS = 300_000;
-
-/** The last image built for an InfraEnv: its inputs but the pull secret, its URL, when. */
+/** The last image built for an InfraEnv: its inputs (the pull secret as a digest), its URL. */
 interface BuiltImage {
   readonly inputs: string;
   readonly url: string;
-  readonly at: number;
 }
 
 /** Options of {@link InfraEnvController}. */
@@ -151,6 +145,16 @@ export class InfraEnvController implements Controller {
             []),
         ].map(requestOfKey),
     },
+    // A pull secret changed: the InfraEnvs of its namespace that name it (a new image).
+    watchedSecrets((secret, reader) =>
+      reader
+        .list(Gvk.InfraEnv, namespaced(secret.metadata.namespace))
+        .filter(
+          (infraEnv) =>
+            record(record(infraEnv['spec'])['pullSecretRef'])['name'] === secret.metadata.name,
+        )
+        .map(requestOf),
+    ),
   ];
   private readonly imageServiceBaseUrl: string;
   private readonly serviceBaseUrl: string;
@@ -310,6 +314,7 @@ export class InfraEnvController implements Controller {
         : ImageType.FullIso;
     const key = requestKey(requestOf(infraEnv));
     const internalOverride = infraEnv.metadata.annotations?.[INTERNAL_IGNITION_ANNOTATION] ?? '';
+    const pullSecret = await this.pullSecret(infraEnv, ctx);
     const inputs = JSON.stringify([
       id,
       token,
@@ -318,17 +323,14 @@ export class InfraEnvController implements Controller {
       staticNetwork,
       osImage,
       imageType,
+      createHash('sha256').update(pullSecret).digest('base64'),
     ]);
     const built = this.built.get(key);
-    const now = ctx.clock.now();
-    const reuse =
-      built?.inputs === inputs &&
-      built.url === status['isoDownloadURL'] &&
-      now - built.at < PULL_SECRET_RECHECK_MS;
+    const reuse = built?.inputs === inputs && built.url === status['isoDownloadURL'];
     const url = reuse
       ? built.url
-      : await this.buildImage(infraEnv, token, osImage, imageType, staticNetwork, ctx);
-    if (!reuse) this.built.set(key, { inputs, url, at: now });
+      : await this.buildImage(infraEnv, token, osImage, imageType, staticNetwork, pullSecret);
+    if (!reuse) this.built.set(key, { inputs, url });
 
     if (status['isoDownloadURL'] !== url) {
       ctx.log.info('the InfraEnv image changed');
@@ -366,14 +368,14 @@ export class InfraEnvController implements Controller {
     );
   }
 
-  /** Builds the discovery ISO (reading the pull secret live) and returns its URL. */
+  /** Builds the discovery ISO and returns its URL. */
   private async buildImage(
     infraEnv: KubeObject,
     token: string,
     osImage: OsImage,
     imageType: ImageType,
     staticNetwork: HostStaticNetworkConfig[],
-    ctx: ReconcileContext,
+    pullSecret: string,
   ): Promise<string> {
     const spec = record(infraEnv['spec']);
     const id = str(infraEnv.metadata['uid']);
@@ -386,7 +388,7 @@ export class InfraEnvController implements Controller {
       infraEnvId: id,
       serviceBaseUrl: this.serviceBaseUrl,
       agentToken: token,
-      pullSecret: await this.pullSecret(infraEnv, ctx),
+      pullSecret,
       sshAuthorizedKey: str(spec['sshAuthorizedKey']),
       proxy: {
         httpProxy: str(proxy['httpProxy']),
@@ -484,13 +486,13 @@ export class InfraEnvController implements Controller {
     return undefined;
   }
 
-  /** The pull secret's `.dockerconfigjson`, read live (Secrets are not cached). */
+  /** The pull secret's `.dockerconfigjson` (src/bmac/watched-secrets.ts: cached once labelled). */
   private async pullSecret(infraEnv: KubeObject, ctx: ReconcileContext): Promise<string> {
     const name = str(record(record(infraEnv['spec'])['pullSecretRef'])['name']);
     const namespace = infraEnv.metadata.namespace ?? '';
     if (name === '' || namespace === '')
       throw new ImageCreationFailure('Missing reference to pull secret', true);
-    const secret = await ctx.writer.getLive({ ...Gvk.Secret, namespace, name });
+    const secret = await readWatchedSecret(ctx.reader, ctx.writer, { namespace, name });
     if (secret === undefined)
       throw new ImageCreationFailure(
         `failed to find secret ${name}: secrets "${name}" not found`,

@@ -87,6 +87,12 @@ export interface ReconcileContext {
 /** A secondary kind whose changes wake keys of the controller's primary kind. */
 export interface Watch {
   readonly gvk: GroupVersionKind;
+  /**
+   * Cache and watch only objects with these labels (`key=value,…`), as controller-runtime's
+   * cache options by object: for kinds a hub holds many of and a controller needs few (Secrets).
+   * Every controller that watches the kind must ask for the same selector. @default every object
+   */
+  readonly labelSelector?: string;
   /** The primary objects to reconcile when `object` changes (read more from `reader` if needed). */
   map(object: KubeObject, reader: ObjectReader): readonly Request[];
   /**

@@ -39,6 +39,8 @@ export interface InformerOptions {
   readonly store: ObjectStore;
   /** Watch only these namespaces (one list and watch each). @default every namespace */
   readonly namespaces?: readonly string[];
+  /** Only objects with these labels (`key=value,…`). @default every object */
+  readonly labelSelector?: string;
   readonly clock: RuntimeClock;
   readonly log: Logger;
   /**
@@ -191,7 +193,11 @@ export class Informer {
 
   private async run(namespace: string | undefined): Promise<void> {
     const { client, gvk, clock } = this.options;
-    const scope = namespace === undefined ? {} : { namespace };
+    const selector = this.options.labelSelector;
+    const scope = {
+      ...(namespace !== undefined && { namespace }),
+      ...(selector !== undefined && { labelSelector: selector }),
+    };
     const log = this.options.log.child({ kind: gvk.kind, ...scope });
     let failures = 0;
     let version: string | undefined;

@@ -122,6 +122,8 @@ export class Manager {
   private readonly clock: RuntimeClock;
   private readonly runners: Runner[] = [];
   private readonly informers = new Map<string, Informer>();
+  /** The label selector of each kind's informer (undefined: every object). */
+  private readonly selectors = new Map<string, string | undefined>();
   /** Informers of kinds only observers asked for: not in the cache, not in readiness. */
   private readonly observers = new Map<string, Informer>();
   private readonly writes: TokenBucket;
@@ -185,8 +187,8 @@ export class Manager {
       log,
       conflicts: new Map(),
     });
-    for (const gvk of [controller.for, ...(controller.watches ?? []).map((w) => w.gvk)])
-      this.informerFor(gvk);
+    this.informerFor(controller.for);
+    for (const watch of controller.watches ?? []) this.informerFor(watch.gvk, watch.labelSelector);
     return this;
   }
 
@@ -357,21 +359,30 @@ export class Manager {
     ]);
   }
 
-  private informerFor(gvk: GroupVersionKind): void {
+  private informerFor(gvk: GroupVersionKind, labelSelector?: string): void {
     const key = gvkKey(gvk);
-    if (this.informers.has(key)) return;
-    const informer = this.newInformer(gvk, this.cache.storeFor(gvk));
+    if (this.informers.has(key)) {
+      if (this.selectors.get(key) !== labelSelector)
+        throw new SiteForgeError(
+          'RUNTIME_SELECTOR_MISMATCH',
+          `controllers watch ${gvk.kind} with different label selectors (${this.selectors.get(key) ?? 'none'} and ${labelSelector ?? 'none'}); the cache holds one set of objects per kind`,
+        );
+      return;
+    }
+    this.selectors.set(key, labelSelector);
+    const informer = this.newInformer(gvk, this.cache.storeFor(gvk), labelSelector);
     informer.on((event) => {
       this.dispatch(gvk, event);
     });
     this.informers.set(key, informer);
   }
 
-  private newInformer(gvk: GroupVersionKind, store: ObjectStore): Informer {
+  private newInformer(gvk: GroupVersionKind, store: ObjectStore, labelSelector?: string): Informer {
     return new Informer({
       client: this.options.client,
       gvk,
       store,
+      ...(labelSelector !== undefined && { labelSelector }),
       clock: this.clock,
       log: this.options.log,
       ...(this.options.namespaces !== undefined && { namespaces: this.options.namespaces }),

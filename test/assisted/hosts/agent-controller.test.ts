@@ -516,6 +516,58 @@ describe('restart', () => {
     expect(w.condition('Installed')).toMatchObject({ status: 'True' });
   });
 
+  it('an inventory taken but not yet on the Agent when the process restarted is asked for again: the host leaves discovering', async () => {
+    const w = new World(
+      infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
+      clusterDeployment(),
+    );
+    w.clusters.records.set('cd-uid-1', snoCluster());
+    await w.registered();
+    const ie = w.infraEnvRef();
+    const sendInventory = () =>
+      w.service.postStepReply(
+        w.infraEnvRef(),
+        HOST_ID,
+        {
+          stepType: StepType.Inventory,
+          stepId: 'inventory-00000001',
+          exitCode: 0,
+          output: JSON.stringify(inventory()),
+          error: '',
+        },
+        w.now(),
+      );
+    // Taken (the agent caches the reply and will not send it again), the Agent not written yet.
+    expect((await sendInventory()).ok).toBe(true);
+    expect(w.service.get(HOST_ID)?.inventory).toBeDefined();
+    w.queue.clear();
+    w.restart();
+    w.service.restoreAll();
+    expect(w.service.get(HOST_ID)).toMatchObject({ status: HostStatus.Discovering });
+    expect(w.service.get(HOST_ID)?.inventory).toBeUndefined();
+
+    // The agent's next poll fails once (so it forgets what it sent), the one after asks again.
+    const first = await w.service.nextSteps(ie, HOST_ID, w.now());
+    expect(first).toMatchObject({ ok: false, httpStatus: 503 });
+    expect(first.ok ? '' : first.reason).toContain('without its hardware inventory');
+    const second = await w.service.nextSteps(w.infraEnvRef(), HOST_ID, w.now());
+    expect(second.ok && second.value.instructions.map((i) => i.stepType)).toEqual([
+      StepType.Inventory,
+    ]);
+    expect((await sendInventory()).ok).toBe(true);
+    await w.flush();
+    expect(w.service.get(HOST_ID)?.status).not.toBe(HostStatus.Discovering);
+    expect(w.agent()?.metadata.annotations?.[AgentAnnotation.Inventory]).toBeDefined();
+  });
+
+  it('a restored host that has its inventory, or is past discovery, is answered at once', async () => {
+    const w = await knownSnoHost();
+    w.restart();
+    w.service.restoreAll();
+    const steps = await w.service.nextSteps(w.infraEnvRef(), HOST_ID, w.now());
+    expect(steps.ok).toBe(true);
+  });
+
   it('restoreAll rebuilds every host from the cache at once, so its cluster sees it before any Agent pass', async () => {
     const w = await knownSnoHost();
     w.restart();

@@ -13,7 +13,6 @@ import {
   INFRAENV_FINALIZER,
   InfraEnvController,
   NMStateConfigGvk,
-  PULL_SECRET_RECHECK_MS,
   RECOVERABLE_ERROR_REQUEUE_MS,
 } from '../../../src/assisted/infraenv/index.js';
 import type { KubeObject } from '../../../src/kube/index.js';
@@ -197,30 +196,35 @@ describe('InfraEnv controller', () => {
     expect(status()).toEqual(first);
   });
 
-  it('a pass with nothing changed neither reads the pull secret nor rebuilds the image, until the recheck is due', async () => {
+  it('a pass with nothing changed neither reads the pull secret from the API server nor rebuilds the image; a changed pull secret wakes the InfraEnv and regenerates the ignition', async () => {
     cluster.seed(infraEnv(), pullSecret());
     await reconcile();
     const url = status()['isoDownloadURL'];
     const builds = isos.requests.length;
     const liveReads = vi.spyOn(cluster, 'getLive');
     const writes = cluster.writes.length;
-    now += 1_000;
+    now += 3_600_000;
     await reconcile();
     await reconcile();
     expect([isos.requests.length, liveReads.mock.calls.length]).toEqual([builds, 0]);
     expect(cluster.writes.length).toBe(writes);
     expect(status()['isoDownloadURL']).toBe(url);
 
-    // A changed pull secret reaches the image once the recheck is due.
+    // The pull secret is rotated: its watch event names this InfraEnv, whose pass rebuilds.
     const secret = cluster.peek({ ...Gvk.Secret, namespace: NS, name: 'pull-secret' })!;
     const ignition = isos.last.ignition;
-    await cluster.asOtherActor((c) =>
-      c.update({ ...secret, data: pullSecret('{"auths":{"registry.example":{}}}')['data'] }),
-    );
-    now += PULL_SECRET_RECHECK_MS;
+    const rotated = '{"auths":{"registry.example":{"auth":"bmV3OnB3"}}}';
+    await cluster.asOtherActor((c) => c.update({ ...secret, data: pullSecret(rotated)['data'] }));
+    const watch = controller.watches.find((w) => w.gvk.kind === 'Secret')!;
+    const changed = cluster.peek({ ...Gvk.Secret, namespace: NS, name: 'pull-secret' })!;
+    expect(watch.onUpdate?.(changed, secret)).toBe(true);
+    expect(watch.map(changed, cluster)).toEqual([REQUEST]);
     await reconcile();
-    expect(liveReads.mock.calls.length).toBe(1);
+    expect(liveReads.mock.calls.length).toBe(0);
     expect(isos.last.ignition).not.toBe(ignition);
+    expect(JSON.stringify(isos.last.ignition)).toContain(
+      `base64,${Buffer.from(rotated).toString('base64')}`,
+    );
     expect(status()['isoDownloadURL']).not.toBe(url);
   });
 

@@ -4,7 +4,9 @@
  * reconcile pass only *starts* one here and returns; the operation runs with bounded
  * concurrency, at most one per host, and its outcome waits for the next pass of its host,
  * which writes the status. One dead BMC thus holds one slot for a while, never a worker, and
- * never another host's turn for longer than the slot it holds.
+ * never another host's turn for longer than the slot it holds. Urgent operations (the media of
+ * a host about to reboot into its disk) have a lane of their own: a queue of boots never delays
+ * them, since a late one lets the host boot the ISO again.
  */
 
 /** How an operation ended. */
@@ -29,6 +31,7 @@ interface Entry {
   readonly kind: string;
   readonly run: (signal: AbortSignal) => Promise<unknown>;
   readonly abort: AbortController;
+  readonly urgent: boolean;
   state: 'queued' | 'running';
 }
 
@@ -37,8 +40,10 @@ export class BmcOperations {
   private readonly concurrency: number;
   private readonly entries = new Map<string, Entry>();
   private readonly queue: string[] = [];
+  private readonly urgentQueue: string[] = [];
   private readonly finished = new Map<string, FinishedOperation>();
   private running = 0;
+  private runningUrgent = 0;
   private stopped = false;
   private readonly waiters: (() => void)[] = [];
 
@@ -54,12 +59,18 @@ export class BmcOperations {
   /**
    * Queues `run` for `key` unless an operation of `key` is queued, running, or finished and not
    * yet taken (single flight: the caller looks again on its next pass).
+   * @param urgent run in the urgent lane: its own `concurrency` slots, ahead of every other
    * @returns whether it was queued
    */
-  start(key: string, kind: string, run: (signal: AbortSignal) => Promise<unknown>): boolean {
+  start(
+    key: string,
+    kind: string,
+    run: (signal: AbortSignal) => Promise<unknown>,
+    urgent = false,
+  ): boolean {
     if (this.stopped || this.entries.has(key) || this.finished.has(key)) return false;
-    this.entries.set(key, { kind, run, abort: new AbortController(), state: 'queued' });
-    this.queue.push(key);
+    this.entries.set(key, { kind, run, abort: new AbortController(), urgent, state: 'queued' });
+    (urgent ? this.urgentQueue : this.queue).push(key);
     this.pump();
     return true;
   }
@@ -83,7 +94,8 @@ export class BmcOperations {
     entry.abort.abort(new Error('operation cancelled'));
     if (entry.state === 'queued') {
       this.entries.delete(key);
-      this.queue.splice(this.queue.indexOf(key), 1);
+      const queue = entry.urgent ? this.urgentQueue : this.queue;
+      queue.splice(queue.indexOf(key), 1);
       this.settle();
       this.options.onFinished?.(key);
     }
@@ -103,13 +115,17 @@ export class BmcOperations {
   }
 
   private pump(): void {
-    while (this.running < this.concurrency && this.queue.length > 0) {
-      const key = this.queue.shift()!;
-      const entry = this.entries.get(key)!;
-      entry.state = 'running';
-      this.running++;
-      void this.execute(key, entry);
-    }
+    while (this.runningUrgent < this.concurrency && this.urgentQueue.length > 0)
+      this.run(this.urgentQueue.shift()!);
+    while (this.running < this.concurrency && this.queue.length > 0) this.run(this.queue.shift()!);
+  }
+
+  private run(key: string): void {
+    const entry = this.entries.get(key)!;
+    entry.state = 'running';
+    if (entry.urgent) this.runningUrgent++;
+    else this.running++;
+    void this.execute(key, entry);
   }
 
   private async execute(key: string, entry: Entry): Promise<void> {
@@ -119,7 +135,8 @@ export class BmcOperations {
     } catch (error) {
       outcome = { ok: false, error };
     }
-    this.running--;
+    if (entry.urgent) this.runningUrgent--;
+    else this.running--;
     this.entries.delete(key);
     if (!entry.abort.signal.aborted) this.finished.set(key, { kind: entry.kind, outcome });
     this.pump();

@@ -58,10 +58,13 @@ import {
 } from './bmh-status.js';
 import type { BmhImage, BmhStatus } from './bmh-status.js';
 import { undiciRedfishClients } from './ports.js';
+import { readWatchedSecret, watchedSecrets } from '../../watched-secrets.js';
 import type { ImageUrls, RedfishCallMetric, RedfishClientFactory } from './ports.js';
 
 /** Agent stages at which the host has rebooted into its installed system (BMAC's detach set). */
 export const REBOOTED_STAGES: readonly string[] = ['Rebooting', 'Joined', 'Done'];
+/** The install stage after which the installed system is on the disk. */
+export const IMAGE_WRITTEN_AFTER = 'Writing image to disk';
 
 /** Options of {@link createRedfishHostController}. */
 export interface RedfishHostControllerOptions {
@@ -107,7 +110,19 @@ const BAD_CREDENTIALS_RETRY_MS = 60_000;
 const MAX_ERROR_MESSAGE = 1_000;
 
 type OperationKind =
-  'register' | 'provision' | 'deprovision' | 'power-off-before-delete' | 'power' | 'detach';
+  | 'register'
+  | 'provision'
+  | 'deprovision'
+  | 'power-off-before-delete'
+  | 'power'
+  | 'detach'
+  | 'boot-disk';
+
+/**
+ * Operations for a host about to reboot into its installed system: late, it boots the ISO
+ * again and installs anew, so they go ahead of any queue of boots.
+ */
+const URGENT_OPERATIONS: ReadonlySet<OperationKind> = new Set(['detach', 'boot-disk']);
 
 /** What a BMC operation reports back. */
 interface OperationValue {
@@ -132,6 +147,8 @@ export function createRedfishHostController(
   // Every running BMC operation listens to it.
   setMaxListeners(0, shutdown.signal);
   const requests = new Map<string, Request>();
+  /** The image whose one-time disk boot was set (or tried), per host: asked once per image. */
+  const diskBoots = new Map<string, string>();
   const operations = new BmcOperations({
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     onFinished: (key) => {
@@ -157,6 +174,7 @@ export function createRedfishHostController(
       operations.take(key);
       requests.delete(key);
       vendors.delete(key);
+      diskBoots.delete(key);
       return {};
     }
     requests.set(key, request);
@@ -219,6 +237,10 @@ export function createRedfishHostController(
 
     private apply(finished: FinishedOperation): void {
       const kind = finished.kind as OperationKind;
+      if (kind === 'boot-disk') {
+        this.diskBootSet(finished);
+        return;
+      }
       const expected = this.expectedOperation();
       // An outcome for a state the host has left since (a boot overtaken by deletion) is moot.
       if (kind !== expected) return;
@@ -391,6 +413,10 @@ export function createRedfishHostController(
             await this.startDeprovisioning();
             return;
           }
+          if (this.imageWritten() && diskBoots.get(this.key) !== image.url) {
+            await this.startDiskBoot();
+            return;
+          }
           await this.managePower();
           return;
         }
@@ -481,6 +507,50 @@ export function createRedfishHostController(
         await client.ejectMedia();
         return {};
       });
+    }
+
+    /**
+     * The installer wrote the installed system to the disk: the next boot, the installer's own
+     * reboot, is set to the disk once (as the installer sets the UEFI boot order), so a host
+     * whose firmware lists virtual media first boots its disk even if the media is ejected late.
+     */
+    private async startDiskBoot(): Promise<void> {
+      const credentials = await this.credentials();
+      if (!credentials) return;
+      this.startOperation('boot-disk', credentials, async (client) => {
+        await client.setBootOverride({ target: 'Hdd', enabled: 'Once' });
+        return {};
+      });
+    }
+
+    /** The outcome of the one-time disk boot: an event; a failure leaves it to the eject. */
+    private diskBootSet(finished: FinishedOperation): void {
+      const image = this.status.provisioning.image;
+      if (image) diskBoots.set(this.key, image.url);
+      if (finished.outcome.ok) {
+        this.event(
+          EventType.Normal,
+          'DiskBootSet',
+          'The image is on the disk: the next boot is from the disk (one-time boot override)',
+        );
+        return;
+      }
+      const message = this.scrub(
+        `${FAILURE_PREFIX['boot-disk']}: ${describeError(finished.outcome.error)}`,
+      );
+      this.event(EventType.Warning, 'DiskBootFailed', message);
+      this.ctx.log.warn({ operation: 'boot-disk' }, message);
+    }
+
+    /** Whether the paired Agent's install is past writing the image to the disk. */
+    private imageWritten(): boolean {
+      const agent = pairedAgent(this.bmh, this.ctx.reader);
+      const progress = record(record(agent?.['status'])['progress']);
+      const stages = progress['progressStages'];
+      const stage = progress['currentStage'];
+      if (!Array.isArray(stages) || typeof stage !== 'string') return false;
+      const written = stages.indexOf(IMAGE_WRITTEN_AFTER);
+      return written !== -1 && stages.indexOf(stage) > written;
     }
 
     // ---- operations ----------------------------------------------------------------------
@@ -701,8 +771,7 @@ export function createRedfishHostController(
         return;
       }
       const namespace = this.bmh.metadata.namespace;
-      const secret = await this.ctx.writer.getLive({
-        ...Gvk.Secret,
+      const secret = await readWatchedSecret(this.ctx.reader, this.ctx.writer, {
         name,
         ...(namespace === undefined ? {} : { namespace }),
       });
@@ -855,7 +924,7 @@ export function createRedfishHostController(
       for (const e of this.events) this.ctx.events.event(bmh, e.type, e.reason, e.message);
       if (this.operation) {
         const { kind, run } = this.operation;
-        operations.start(this.key, kind, run);
+        operations.start(this.key, kind, run, URGENT_OPERATIONS.has(kind));
         this.ctx.log.info(
           { operation: kind, state: this.status.provisioning.state },
           'BMC operation started',
@@ -880,6 +949,18 @@ export function createRedfishHostController(
         gvk: Gvk.Agent,
         map: (agent, reader) => bmhsOfAgent(agent, reader),
       },
+      // New BMC credentials: a host refused for its Secret is looked at again at once.
+      watchedSecrets((secret, reader) =>
+        reader
+          .list(
+            Gvk.BareMetalHost,
+            secret.metadata.namespace === undefined ? {} : { namespace: secret.metadata.namespace },
+          )
+          .filter(
+            (bmh) => record(record(bmh['spec'])['bmc'])['credentialsName'] === secret.metadata.name,
+          )
+          .map(requestOf),
+      ),
     ],
     reconcile,
     operations,
@@ -897,6 +978,7 @@ const FAILURE_PREFIX: Readonly<Record<OperationKind, string>> = {
   'power-off-before-delete': 'Failed to power off the host before deletion',
   power: 'Failed to change the power state of the host',
   detach: 'Failed to eject the virtual media of the detached host',
+  'boot-disk': 'Failed to set the one-time boot from the disk',
 };
 
 /** The Agent paired with a BMH: by the Agent's `agent-install.openshift.io/bmh` label, else MAC. */

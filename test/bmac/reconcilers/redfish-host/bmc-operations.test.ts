@@ -37,6 +37,45 @@ describe('BMC operations', () => {
     expect(ops.take('c')).toBeUndefined();
   });
 
+  it('an urgent operation (an eject before a reboot) runs at once behind a full queue of boots', async () => {
+    const ops = new BmcOperations({ concurrency: 1 });
+    const boots = [gate(), gate()];
+    const started: string[] = [];
+    boots.forEach((g, i) =>
+      ops.start(`boot-${String(i)}`, 'provision', async () => {
+        started.push(`boot-${String(i)}`);
+        await g.done;
+      }),
+    );
+    const eject = gate();
+    ops.start(
+      'rebooting',
+      'detach',
+      async () => {
+        started.push('rebooting');
+        await eject.done;
+      },
+      true,
+    );
+    expect(started).toEqual(['boot-0', 'rebooting']);
+    // A second urgent one waits only for the urgent lane, ahead of the queued boot.
+    ops.start(
+      'rebooting-2',
+      'detach',
+      () => {
+        started.push('rebooting-2');
+        return Promise.resolve();
+      },
+      true,
+    );
+    eject.release();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual(['boot-0', 'rebooting', 'rebooting-2']);
+    for (const g of boots) g.release();
+    await ops.idle();
+    expect(started).toEqual(['boot-0', 'rebooting', 'rebooting-2', 'boot-1']);
+  });
+
   it('keep one operation per host: a second start waits until the outcome was taken', async () => {
     const ops = new BmcOperations();
     let runs = 0;

@@ -99,6 +99,74 @@ describe('a provisioned host handed over', () => {
   }
 });
 
+describe('a host installing its disk', () => {
+  let h: Harness;
+  afterEach(async () => {
+    await h.close();
+  });
+
+  const stages = [
+    'Starting installation',
+    'Installing',
+    'Waiting for bootkube',
+    'Writing image to disk',
+    'Copying registry data',
+    'Rebooting',
+    'Joined',
+    'Done',
+  ];
+  const installing = (stage: string, resourceVersion: string): KubeObject => {
+    const base = agent('agent-1', stage, 'label');
+    return {
+      ...base,
+      metadata: { ...base.metadata, resourceVersion },
+      status: {
+        ...(base['status'] as object),
+        progress: { currentStage: stage, progressStages: stages },
+      },
+    };
+  };
+  const setAgent = (object: KubeObject) =>
+    h.cluster.objects.set(`agent-install.openshift.io/v1beta1/Agent/${NS}/agent-1`, object);
+
+  it('once the image is on the disk, the next boot is set to the disk: firmware listing the CD first still boots the disk with the media in', async () => {
+    h = new Harness();
+    const bmc = await h.addHost('host-0', { bootOrder: 'cd-first' });
+    await h.settle(['host-0']);
+    expect(h.status('host-0').provisioning.state).toBe('provisioned');
+    const since = bmc.events.length;
+    const after = () => hostEvents(bmc).slice(since);
+    setAgent(installing('Writing image to disk', '900'));
+    await h.settle(['host-0']);
+    expect(after()).toEqual([]);
+
+    setAgent(installing('Copying registry data', '901'));
+    await h.settle(['host-0']);
+    expect(after()).toEqual(['boot-override Hdd/Once']);
+    expect(h.cluster.events.at(-1)).toMatchObject({ reason: 'DiskBootSet' });
+    // Asked once per image: later passes leave the BMC alone.
+    await h.pass('host-0');
+    await h.settle(['host-0']);
+    expect(after()).toEqual(['boot-override Hdd/Once']);
+
+    // The installer reboots before the eject: the disk boots, and the override is used up.
+    bmc.restartFromHost();
+    expect(after().at(-1)).toBe('boot disk');
+    expect(bmc.state().slots.some((s) => s.inserted)).toBe(true);
+    bmc.restartFromHost();
+    expect(after().at(-1)).toContain('boot http');
+  });
+
+  it('without the one-time disk boot, the same firmware boots the ISO again', async () => {
+    h = new Harness();
+    const bmc = await h.addHost('host-0', { bootOrder: 'cd-first' });
+    await h.settle(['host-0']);
+    const since = bmc.events.length;
+    bmc.restartFromHost();
+    expect(hostEvents(bmc).slice(since).at(-1)).toContain('boot http');
+  });
+});
+
 describe('annotations BMO honours', () => {
   let h: Harness;
   afterEach(async () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Gvk } from '../../../../src/bmac/api.js';
+import type { KubeObject } from '../../../../src/kube/index.js';
 import { Harness, LONG_URL, NS, hasFinalizer, hostEvents } from './harness.js';
 
 describe('a BareMetalHost in redfish mode', () => {
@@ -145,6 +146,41 @@ describe('a BareMetalHost in redfish mode', () => {
     await h.settle(['host-0']);
     expect(h.status('host-0')).toMatchObject({
       operationalStatus: 'OK',
+      errorCount: 0,
+      provisioning: { state: 'provisioned' },
+    });
+  });
+
+  it('a rotated BMC password is used on the next call: the Secret’s change wakes its host', async () => {
+    h = new Harness();
+    const bmc = await h.addHost('host-0');
+    const ref = { ...Gvk.Secret, namespace: NS, name: 'host-0-bmc-secret' };
+    const withPassword = (password: string): KubeObject => ({
+      ...h.cluster.peek(ref)!,
+      data: {
+        username: Buffer.from(bmc.credentials.username).toString('base64'),
+        password: Buffer.from(password).toString('base64'),
+      },
+    });
+    await h.cluster.asOtherActor((c) => c.update(withPassword('an-old-password')));
+    await h.settle(['host-0']);
+    expect(h.status('host-0')).toMatchObject({
+      errorType: 'registration error',
+      provisioning: { state: 'registering' },
+    });
+    expect(h.visibleText()).not.toContain('an-old-password');
+
+    const old = h.cluster.peek(ref)!;
+    await h.cluster.asOtherActor((c) => c.update(withPassword(bmc.credentials.password)));
+    const rotated = h.cluster.peek(ref)!;
+    const watch = h.controller.watches?.find((w) => w.gvk.kind === 'Secret');
+    expect(watch?.labelSelector).toBe('agent-install.openshift.io/watch=true');
+    expect(watch?.onUpdate?.(rotated, old)).toBe(true);
+    expect(watch?.map(rotated, h.cluster)).toEqual([{ namespace: NS, name: 'host-0' }]);
+    // The next attempt, once the failure's backoff has run out.
+    h.now += 60_000;
+    await h.settle(['host-0']);
+    expect(h.status('host-0')).toMatchObject({
       errorCount: 0,
       provisioning: { state: 'provisioned' },
     });
