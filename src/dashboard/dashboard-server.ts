@@ -6,11 +6,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join } from 'node:path';
 import { createGzip, gzipSync } from 'node:zlib';
 import type { Gzip } from 'node:zlib';
+import { HttpListener } from '../bmac/runtime/http-listener.js';
 import type { Logger } from '../shared/logger.js';
 import type { FleetFeed } from './fleet-feed.js';
 
@@ -83,8 +83,7 @@ export function defaultAssetsDir(packageRoot: string): string {
 
 /** The dashboard's HTTP server. */
 export class DashboardServer {
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
+  private readonly listener: HttpListener;
   private readonly assets = new Map<string, Asset>();
   private readonly streams = new Set<() => void>();
 
@@ -104,42 +103,28 @@ export class DashboardServer {
         etag: `"${String(body.length)}-${hash(body)}"`,
       });
     }
-    this.server = createServer((req, res) => {
-      this.handle(req, res);
-    });
-    this.server.on('connection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
+    this.listener = new HttpListener(
+      createServer((req, res) => {
+        this.handle(req, res);
+      }),
+    );
   }
 
   /** Starts listening. @returns the URL, `http://host:port` */
-  listen(): Promise<string> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', () => {
-        this.server.off('error', reject);
-        resolve(this.url);
-      });
-    });
+  async listen(): Promise<string> {
+    await this.listener.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1');
+    return this.url;
   }
 
   /** The listening URL. */
   get url(): string {
-    const address = this.server.address() as AddressInfo;
-    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    return `http://${host}:${String(address.port)}`;
+    return this.listener.origin();
   }
 
   /** Ends the event streams, stops listening and closes open connections. */
   close(): Promise<void> {
     for (const end of [...this.streams]) end();
-    return new Promise((resolve) => {
-      this.server.close(() => {
-        resolve();
-      });
-      for (const socket of this.sockets) socket.destroy();
-    });
+    return this.listener.close();
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {

@@ -88,6 +88,27 @@ describe('siteforge check', () => {
     expect(status).toBe(3);
   });
 
+  it('exits 3 with one clear line when the hub refuses the credentials, in check and rollout alike', async () => {
+    const kubeconfig = join(dir, 'refused.kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      readFileSync(hubKubeconfig(), 'utf8')
+        .replace(/ {4}client-key-data: .*\n/, '')
+        .replace(/client-certificate-data: .*/, 'token: not-a-token-this-hub-knows'),
+    );
+    for (const command of [
+      ['check', 'examples/sites'],
+      ['rollout', 'status', 'r1'],
+    ]) {
+      const { status, stderr } = await siteforgeAsync([...command, '--kubeconfig', kubeconfig]);
+      expect([command.join(' '), status]).toEqual([command.join(' '), 3]);
+      expect(stderr).toMatch(
+        /^siteforge: the hub does not accept the kubeconfig's credentials: .+\n$/,
+      );
+      expect(stderr).not.toContain('not-a-token');
+    }
+  });
+
   it('exits 3 when the kubeconfig does not exist', async () => {
     const missing = join(dir, 'missing.kubeconfig');
     const { status, stderr } = await siteforgeAsync([

@@ -23,12 +23,12 @@ import type { Request, Response } from 'express';
 import { createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../../shared/clock.js';
 import { systemClock } from '../../shared/clock.js';
+import { HttpListener } from '../runtime/http-listener.js';
 import { defaultImageServerLimits } from '../../shared/limits.js';
 import type { ImageServerLimits } from '../../shared/limits.js';
 import { applyOverlay, overlayFromJson, overlayToJson } from './image-overlay.js';
@@ -370,7 +370,7 @@ class ImageServerImpl implements ImageServer {
     stalledResponses: 0,
   };
   private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
+  private readonly listener: HttpListener;
   private readonly clock: Clock;
   private readonly maxCacheBytes: number;
   private readonly downloads = new Map<string, Download>();
@@ -450,10 +450,7 @@ class ImageServerImpl implements ImageServer {
       ? createHttpsServer({ ...timeouts, key: options.tls.key, cert: options.tls.cert }, dispatch)
       : createHttpServer(timeouts, dispatch);
     this.server.maxConnections = this.limits.maxConnections;
-    this.server.on('connection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
+    this.listener = new HttpListener(this.server);
   }
 
   async listen(): Promise<void> {
@@ -463,13 +460,8 @@ class ImageServerImpl implements ImageServer {
     await rm(join(this.options.cacheDir, 'tmp'), { recursive: true, force: true });
     await mkdir(join(this.options.cacheDir, 'tmp'), { recursive: true });
     await this.loadCache();
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', resolve);
-    });
-    const { address, port } = this.server.address() as AddressInfo;
-    const host = address.includes(':') ? `[${address}]` : address;
-    this.origin = `${this.options.tls ? 'https' : 'http'}://${host}:${String(port)}`;
+    await this.listener.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1');
+    this.origin = this.listener.origin(this.options.tls ? 'https' : 'http');
   }
 
   /** Lists the blobs on disk with their sizes and last uses, and trims them to the limit. */
@@ -563,13 +555,7 @@ class ImageServerImpl implements ImageServer {
   }
 
   async stop(): Promise<void> {
-    const closed = new Promise<void>((resolve) =>
-      this.server.close(() => {
-        resolve();
-      }),
-    );
-    for (const socket of this.sockets) socket.destroy();
-    await closed;
+    await this.listener.close();
     this.stopping.abort();
     await Promise.all([...this.downloads.values()].map((d) => d.done.catch(() => undefined)));
     this.sources.destroy();

@@ -5,9 +5,8 @@
  * Registry in Prometheus text.
  */
 import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import express from 'express';
+import { HttpListener } from './http-listener.js';
 import type { Readiness } from './manager.js';
 import type { RuntimeMetrics } from './metrics.js';
 
@@ -24,8 +23,7 @@ export interface ProbeServerOptions {
 
 /** An HTTP server answering /healthz, /readyz and /metrics. */
 export class ProbeServer {
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
+  private readonly listener: HttpListener;
 
   constructor(private readonly options: ProbeServerOptions) {
     const app = express();
@@ -52,38 +50,22 @@ export class ProbeServer {
     app.use((_req, res) => {
       res.status(404).type('text/plain').send('not found\n');
     });
-    this.server = createServer(app);
-    this.server.on('connection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
+    this.listener = new HttpListener(createServer(app));
   }
 
   /** Starts listening. @returns the URL, `http://host:port` */
-  listen(): Promise<string> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', () => {
-        this.server.off('error', reject);
-        resolve(this.url);
-      });
-    });
+  async listen(): Promise<string> {
+    await this.listener.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1');
+    return this.url;
   }
 
   /** The listening URL. */
   get url(): string {
-    const address = this.server.address() as AddressInfo;
-    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    return `http://${host}:${String(address.port)}`;
+    return this.listener.origin();
   }
 
   /** Stops listening and closes open connections. */
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.close(() => {
-        resolve();
-      });
-      for (const socket of this.sockets) socket.destroy();
-    });
+    return this.listener.close();
   }
 }

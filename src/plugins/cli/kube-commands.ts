@@ -10,10 +10,11 @@
  */
 import type { InputIssue } from '../../shared/errors.js';
 import { ClientNodeKubeClient } from '../../kube/client-node-kube-client.js';
-import { KubeApiError, KubeApiErrorCode, KubeUnreachableError } from '../../kube/errors.js';
+import { KubeApiErrorCode } from '../../kube/errors.js';
 import { objectName } from '../../kube/kube-client.js';
 import type { KubeClient } from '../../kube/kube-client.js';
 import { ExitCode } from '../exit-code.js';
+import { reportHubFailure } from './hub-failure.js';
 import { applyInWaves, DRY_RUN_STAND_IN_NAMESPACE, WaveTimeoutError } from '../apply-waves.js';
 import type { AppliedObject, ApplyItem, RejectedObject } from '../apply-waves.js';
 import { renderFleet, reportIssues, SourceLocator } from '../render-fleet.js';
@@ -124,16 +125,8 @@ export async function runKubeCommand(
     io.stderr(summary(args.command, result.applied, clusters.length, suffix));
     return ExitCode.Ok;
   } catch (err) {
-    if (err instanceof KubeUnreachableError) {
-      io.stderr(`siteforge: ${err.message}\n`);
-      return ExitCode.Unreachable;
-    }
-    if (err instanceof KubeApiError && err.status === 401) {
-      io.stderr(
-        `siteforge: the hub does not accept the kubeconfig's credentials: ${err.message}\n`,
-      );
-      return ExitCode.Unreachable;
-    }
+    const hubFailure = reportHubFailure(err, io);
+    if (hubFailure !== undefined) return hubFailure;
     if (err instanceof WaveTimeoutError) {
       io.stderr(`siteforge: ${err.message}\n`);
       return ExitCode.Invalid;

@@ -14,8 +14,6 @@ import {
   ClientNodeKubeClient,
   ClientNodeLeaseClient,
   ClientNodeRuntimeKubeClient,
-  KubeApiError,
-  KubeUnreachableError,
 } from '../../kube/index.js';
 import { ArgoCdTarget } from '../../rollout/argocd-target.js';
 import { specFromPlan } from '../../rollout/plan-spec.js';
@@ -44,6 +42,7 @@ import { fsSecretSource } from '../fs-secret-source.js';
 import { readLimits } from '../limit-options.js';
 import { ApplyTarget } from '../rollout-apply-target.js';
 import type { CliIo } from './cli-io.js';
+import { reportHubFailure } from './hub-failure.js';
 
 const USAGE = `Usage: siteforge rollout <command> [options]
 
@@ -238,16 +237,8 @@ export async function runRolloutCommand(argv: readonly string[], io: CliIo): Pro
         throw new UsageError(`unknown rollout command "${args.command}"`);
     }
   } catch (err) {
-    if (err instanceof KubeUnreachableError) {
-      io.stderr(`siteforge: ${err.message}\n`);
-      return ExitCode.Unreachable;
-    }
-    if (err instanceof KubeApiError && err.status === 401) {
-      io.stderr(
-        `siteforge: the hub does not accept the kubeconfig's credentials: ${err.message}\n`,
-      );
-      return ExitCode.Unreachable;
-    }
+    const hubFailure = reportHubFailure(err, io);
+    if (hubFailure !== undefined) return hubFailure;
     if (err instanceof RolloutHeldError) {
       io.stderr(`siteforge: ${err.message}\n`);
       return HELD;

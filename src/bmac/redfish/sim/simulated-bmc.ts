@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import { HttpListener } from '../../runtime/http-listener.js';
 import type { Personality } from './personalities.js';
 
 /** Faults a simulated BMC injects, on every request unless `paths` narrows them. */
@@ -214,7 +214,7 @@ class Simulation implements SimulatedBmc {
   address = '';
   origin = '';
   private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
+  private readonly listener: HttpListener;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly random: () => number;
   private faults: FaultConfig | undefined;
@@ -291,23 +291,14 @@ class Simulation implements SimulatedBmc {
       ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler)
       : createHttpServer(handler);
     this.server.keepAliveTimeout = 30_000;
-    this.server.on('connection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
+    this.listener = new HttpListener(this.server);
   }
 
   async listen(port: number): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, '127.0.0.1', () => {
-        resolve();
-      });
-    });
-    const { port: actual } = this.server.address() as AddressInfo;
+    await this.listener.listen(port, '127.0.0.1');
     const scheme = this.options.tls ? 'https' : 'http';
-    this.origin = `${scheme}://127.0.0.1:${String(actual)}`;
-    this.address = `redfish-virtualmedia+${scheme}://127.0.0.1:${String(actual)}${this.systemPath}`;
+    this.origin = this.listener.origin(scheme);
+    this.address = `redfish-virtualmedia+${this.origin}${this.systemPath}`;
   }
 
   state(): ReturnType<SimulatedBmc['state']> {
@@ -343,13 +334,7 @@ class Simulation implements SimulatedBmc {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     if (this.powerTransition) clearTimeout(this.powerTransition.timer);
-    const closed = new Promise<void>((resolve) =>
-      this.server.close(() => {
-        resolve();
-      }),
-    );
-    for (const socket of this.sockets) socket.destroy();
-    await closed;
+    await this.listener.close();
   }
 
   // ---------------------------------------------------------------------------------------------
