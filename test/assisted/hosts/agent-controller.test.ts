@@ -524,21 +524,8 @@ describe('restart', () => {
     w.clusters.records.set('cd-uid-1', snoCluster());
     await w.registered();
     const ie = w.infraEnvRef();
-    const sendInventory = () =>
-      w.service.postStepReply(
-        w.infraEnvRef(),
-        HOST_ID,
-        {
-          stepType: StepType.Inventory,
-          stepId: 'inventory-00000001',
-          exitCode: 0,
-          output: JSON.stringify(inventory()),
-          error: '',
-        },
-        w.now(),
-      );
     // Taken (the agent caches the reply and will not send it again), the Agent not written yet.
-    expect((await sendInventory()).ok).toBe(true);
+    expect((await sendInventory(w)).ok).toBe(true);
     expect(w.service.get(HOST_ID)?.inventory).toBeDefined();
     w.queue.clear();
     w.restart();
@@ -554,7 +541,7 @@ describe('restart', () => {
     expect(second.ok && second.value.instructions.map((i) => i.stepType)).toEqual([
       StepType.Inventory,
     ]);
-    expect((await sendInventory()).ok).toBe(true);
+    expect((await sendInventory(w)).ok).toBe(true);
     await w.flush();
     expect(w.service.get(HOST_ID)?.status).not.toBe(HostStatus.Discovering);
     expect(w.agent()?.metadata.annotations?.[AgentAnnotation.Inventory]).toBeDefined();
