@@ -199,4 +199,3 @@ describe('the demo starting up', () => {
     expect(stderr).toContain('demo: the hub did not start: etcd exited (1)');
   });
 });
-
