@@ -193,6 +193,13 @@ describe('the demo starting up', () => {
     ]);
   });
 
+  it('says in one line that a --sites-dir does not exist, and starts nothing', async () => {
+    const run = await demo(['--sites-dir', 'no-such-dir']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`demo: ${join(dir, 'no-such-dir')}: no such file or directory\n`);
+    expect(run.stdout).toBe('');
+  });
+
   it('starts no simulator when the hub fails', async () => {
     const { events, stderr } = await start(() => Promise.reject(new Error('etcd exited (1)')));
     expect(events).toEqual(['hub starting']);
