@@ -38,8 +38,11 @@ export interface ControllerDeps {
   readonly bmcConcurrency?: number;
   /** redfish mode: counts Redfish calls by vendor and outcome. */
   readonly redfishCall?: RedfishCallMetric;
-  /** Asks a controller to look at an object now (a BMC operation ended off the workers). */
-  readonly wake?: (controller: string, request: Request) => void;
+  /**
+   * Asks a controller to look at an object now (a BMC operation ended off the workers);
+   * `urgent` ahead of its backlog.
+   */
+  readonly wake?: (controller: string, request: Request, urgent: boolean) => void;
   /** metal3 mode: where the ironic agent reports to, and the InfraEnv records. */
   readonly ironic?: IronicSettings;
 }
@@ -57,8 +60,8 @@ export function controllersFor(mode: ControllerMode, deps: ControllerDeps): read
           ...(deps.redfishCall && { redfishCall: deps.redfishCall }),
           ...(deps.bmcConcurrency !== undefined && { concurrency: deps.bmcConcurrency }),
           ...(wake && {
-            wake: (request: Request) => {
-              wake(REDFISH_HOST_CONTROLLER, request);
+            wake: (request: Request, urgent: boolean) => {
+              wake(REDFISH_HOST_CONTROLLER, request, urgent);
             },
           }),
         }),

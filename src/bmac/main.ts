@@ -25,6 +25,7 @@ import { createAssistedCore } from '../assisted/core.js';
 import type { AssistedCore } from '../assisted/core.js';
 import { resolveAssistedSettings } from '../assisted/config/assisted-settings.js';
 import { controllersFor } from './controllers.js';
+import { isRedfishHostController, relayImageWritten } from './image-written-relay.js';
 import { defaultAssetsDir } from '../dashboard/dashboard-server.js';
 import { startDashboard } from '../dashboard/start-dashboard.js';
 import type { Dashboard } from '../dashboard/start-dashboard.js';
@@ -263,8 +264,8 @@ export async function runController(
       redfishCall: (vendor, outcome) => {
         metrics.redfishCall(vendor, outcome);
       },
-      wake: (controller, request) => {
-        manager.enqueue(controller, request);
+      wake: (controller, request, urgent) => {
+        manager.enqueue(controller, request, urgent);
       },
       ...(ironic && { ironic }),
     }),
@@ -280,6 +281,8 @@ export async function runController(
       dataDir: join(options.imageCacheDir ?? join(tmpdir(), 'siteforge-images'), 'assisted'),
     });
     controllers.push(...core.controllers);
+    const provisioner = controllers.find(isRedfishHostController);
+    if (provisioner) relayImageWritten(core.hosts, provisioner, manager.cache);
   }
   for (const controller of controllers) manager.add(controller);
   log.info(

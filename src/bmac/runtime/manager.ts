@@ -312,15 +312,18 @@ export class Manager {
   /**
    * Asks the controller named `controller` to look at `request` now, as a watch event would: for
    * work that ends outside the API server (a BMC operation that finished off the workers).
+   * `urgent` puts it ahead of the controller's backlog (work that must not wait its turn).
    */
-  enqueue(controller: string, request: Request): void {
+  enqueue(controller: string, request: Request, urgent = false): void {
     const runner = this.runners.find((r) => r.controller.name === controller);
     if (runner === undefined)
       throw new SiteForgeError(
         'RUNTIME_UNKNOWN_CONTROLLER',
         `no controller is named ${controller}`,
       );
-    runner.queue.add(requestKey(request));
+    const key = requestKey(request);
+    if (urgent) runner.queue.addUrgent(key);
+    else runner.queue.add(key);
   }
 
   /** What /readyz reports. */

@@ -23,6 +23,8 @@ export class WorkQueue {
   /** Keys that need processing: waiting in `ready`, or added again while being processed. */
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
+  /** Keys added urgently while being processed: queued first again once their worker is done. */
+  private readonly urgent = new Set<string>();
   private readonly delayed = new Map<
     string,
     { readonly at: number; readonly cancel: CancelTimer }
@@ -50,6 +52,29 @@ export class WorkQueue {
     if (this.closed || this.dirty.has(key)) return;
     this.dirty.add(key);
     if (!this.processing.has(key)) this.enqueue(key);
+  }
+
+  /**
+   * Queues `key` ahead of every other waiting key (moving it to the front if it is waiting
+   * already): for work that must not wait its turn behind a backlog. Does nothing once shut down.
+   */
+  addUrgent(key: string): void {
+    if (this.closed) return;
+    if (this.processing.has(key)) {
+      this.dirty.add(key);
+      this.urgent.add(key);
+      return;
+    }
+    if (this.dirty.has(key)) {
+      const at = this.ready.indexOf(key);
+      if (at > 0) {
+        this.ready.splice(at, 1);
+        this.ready.unshift(key);
+      }
+      return;
+    }
+    this.dirty.add(key);
+    this.enqueue(key, true);
   }
 
   /** Adds `key` after `ms`; of several delayed adds of one key, the soonest wins. */
@@ -107,7 +132,8 @@ export class WorkQueue {
   /** Ends the processing of `key`; if it was added meanwhile, it is queued again. */
   done(key: string): void {
     this.processing.delete(key);
-    if (this.dirty.has(key) && !this.closed) this.enqueue(key);
+    const urgent = this.urgent.delete(key);
+    if (this.dirty.has(key) && !this.closed) this.enqueue(key, urgent);
     if (this.processing.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 
@@ -146,8 +172,9 @@ export class WorkQueue {
     });
   }
 
-  private enqueue(key: string): void {
-    this.ready.push(key);
+  private enqueue(key: string, first = false): void {
+    if (first) this.ready.unshift(key);
+    else this.ready.push(key);
     this.serve();
     this.options.onDepth?.(this.ready.length);
   }

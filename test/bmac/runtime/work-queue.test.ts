@@ -43,6 +43,30 @@ describe('WorkQueue', () => {
     expect(await queue.get()).toBe('ns/b');
   });
 
+  it('hands out an urgent key before a backlog, moving a waiting key to the front', async () => {
+    const queue = new WorkQueue({ clock: new ManualClock() });
+    for (const key of ['ns/a', 'ns/b', 'ns/c']) queue.add(key);
+    queue.addUrgent('ns/u');
+    queue.addUrgent('ns/c');
+    expect(queue.depth).toBe(4);
+    const order: (string | undefined)[] = [];
+    for (let i = 0; i < 4; i++) order.push(await queue.get());
+    expect(order).toEqual(['ns/c', 'ns/u', 'ns/a', 'ns/b']);
+  });
+
+  it('queues a key added urgently while it is processed first once its worker is done', async () => {
+    const queue = new WorkQueue({ clock: new ManualClock() });
+    queue.add('ns/a');
+    expect(await queue.get()).toBe('ns/a');
+    queue.add('ns/b');
+    queue.addUrgent('ns/a');
+    // Never handed to a second worker while the first one holds it.
+    expect(queue.depth).toBe(1);
+    queue.done('ns/a');
+    expect(await queue.get()).toBe('ns/a');
+    expect(await queue.get()).toBe('ns/b');
+  });
+
   it('never hands one key to two workers, and processes a key added meanwhile once more after', async () => {
     const queue = new WorkQueue({ clock: new ManualClock() });
     const handler = gatedHandler();

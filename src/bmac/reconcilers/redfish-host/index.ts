@@ -1,5 +1,6 @@
 export {
   createRedfishHostController,
+  IMAGE_WRITTEN_AFTER,
   pairedAgent,
   REBOOTED_STAGES,
 } from './redfish-host-controller.js';

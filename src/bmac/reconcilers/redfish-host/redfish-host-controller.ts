@@ -77,10 +77,11 @@ export interface RedfishHostControllerOptions {
   /** BMC operations running at once over all hosts. @default 16 */
   readonly concurrency?: number;
   /**
-   * Asks the runtime to reconcile a host now (its BMC operation finished).
+   * Asks the runtime to reconcile a host now (its BMC operation finished); `urgent` ahead of
+   * the backlog of other hosts.
    * @default - none: the host is looked at again after `pollMs`
    */
-  readonly wake?: (request: Request) => void;
+  readonly wake?: (request: Request, urgent: boolean) => void;
   /** How soon a host with a running operation is looked at again anyway. @default 10_000 */
   readonly pollMs?: number;
   /** First retry delay after a failure; doubles per consecutive failure. @default 15_000 */
@@ -92,6 +93,13 @@ export interface RedfishHostControllerOptions {
 /** The controller, with a handle on its BMC operations for shutdown and tests. */
 export interface RedfishHostController extends Controller {
   readonly operations: BmcOperations;
+  /**
+   * Told by the assisted core the moment the host of Agent `agent` reports a stage past
+   * writing the image to the disk: its BareMetalHost is looked at first, so the one-time disk
+   * boot is set before the installer's reboot, without waiting for the Agent's status to be
+   * written and watched back (minutes behind when thousands of hosts install at once).
+   */
+  imageWritten(agent: Request, reader: ObjectReader): void;
   /** Aborts every BMC operation and waits until none runs. */
   stop(): Promise<void>;
 }
@@ -149,11 +157,13 @@ export function createRedfishHostController(
   const requests = new Map<string, Request>();
   /** The image whose one-time disk boot was set (or tried), per host: asked once per image. */
   const diskBoots = new Map<string, string>();
+  /** Agents (keys) whose hosts reported the image written, ahead of their Agent's status. */
+  const writtenAgents = new Set<string>();
   const operations = new BmcOperations({
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     onFinished: (key) => {
       const request = requests.get(key);
-      if (request) options.wake?.(request);
+      if (request) options.wake?.(request, false);
     },
   });
   const pollMs = options.pollMs ?? 10_000;
@@ -527,6 +537,8 @@ export function createRedfishHostController(
     private diskBootSet(finished: FinishedOperation): void {
       const image = this.status.provisioning.image;
       if (image) diskBoots.set(this.key, image.url);
+      const agent = pairedAgent(this.bmh, this.ctx.reader);
+      if (agent) writtenAgents.delete(requestKey(requestOf(agent)));
       if (finished.outcome.ok) {
         this.event(
           EventType.Normal,
@@ -545,6 +557,7 @@ export function createRedfishHostController(
     /** Whether the paired Agent's install is past writing the image to the disk. */
     private imageWritten(): boolean {
       const agent = pairedAgent(this.bmh, this.ctx.reader);
+      if (agent && writtenAgents.has(requestKey(requestOf(agent)))) return true;
       const progress = record(record(agent?.['status'])['progress']);
       const stages = progress['progressStages'];
       const stage = progress['currentStage'];
@@ -964,6 +977,12 @@ export function createRedfishHostController(
     ],
     reconcile,
     operations,
+    imageWritten: (agent, reader) => {
+      const found = reader.get({ ...Gvk.Agent, ...agent });
+      if (!found) return;
+      writtenAgents.add(requestKey(agent));
+      for (const bmh of bmhsOfAgent(found, reader)) options.wake?.(bmh, true);
+    },
     stop: () => {
       shutdown.abort();
       return operations.stop();

@@ -92,6 +92,8 @@ export class Harness {
   /** Every provisioning state written, by host name, in order. */
   readonly states = new Map<string, string[]>();
   controller: RedfishHostController;
+  /** Hosts the controller asked to be looked at ahead of the backlog, in order. */
+  readonly urgentWakes: string[] = [];
   private readonly woken = new Set<string>();
   private wakeUp: (() => void) | undefined;
   private readonly abort = new AbortController();
@@ -122,7 +124,8 @@ export class Harness {
         return this.options.wrapClient ? this.options.wrapClient(client, request) : client;
       },
       redfishCall: (vendor, outcome) => this.metrics.push({ vendor, outcome }),
-      wake: (request) => {
+      wake: (request, urgent) => {
+        if (urgent) this.urgentWakes.push(request.name);
         this.woken.add(request.name);
         this.wakeUp?.();
       },

@@ -157,6 +157,39 @@ describe('a host installing its disk', () => {
     expect(after().at(-1)).toContain('boot http');
   });
 
+  it('told by the assisted core that the image is written, sets the disk boot before the Agent says so', async () => {
+    h = new Harness();
+    const bmc = await h.addHost('host-0', { bootOrder: 'cd-first' });
+    await h.settle(['host-0']);
+    const since = bmc.events.length;
+    const after = () => hostEvents(bmc).slice(since);
+    // The Agent's status (as the cache has it) still says the image is being written.
+    setAgent(installing('Writing image to disk', '900'));
+    await h.settle(['host-0']);
+    expect(after()).toEqual([]);
+    expect(h.urgentWakes).toEqual([]);
+
+    h.controller.imageWritten({ namespace: NS, name: 'agent-1' }, h.cluster);
+    expect(h.urgentWakes).toEqual(['host-0']);
+    await h.settle(['host-0']);
+    expect(after()).toEqual(['boot-override Hdd/Once']);
+    expect(h.cluster.events.at(-1)).toMatchObject({ reason: 'DiskBootSet' });
+    // When the Agent's status catches up, the BMC is not asked again.
+    setAgent(installing('Copying registry data', '901'));
+    await h.settle(['host-0']);
+    expect(after()).toEqual(['boot-override Hdd/Once']);
+    bmc.restartFromHost();
+    expect(after().at(-1)).toBe('boot disk');
+  });
+
+  it('a signal for an Agent the cache does not hold wakes nothing', async () => {
+    h = new Harness();
+    await h.addHost('host-0');
+    await h.settle(['host-0']);
+    h.controller.imageWritten({ namespace: NS, name: 'agent-unknown' }, h.cluster);
+    expect(h.urgentWakes).toEqual([]);
+  });
+
   it('without the one-time disk boot, the same firmware boots the ISO again', async () => {
     h = new Harness();
     const bmc = await h.addHost('host-0', { bootOrder: 'cd-first' });
