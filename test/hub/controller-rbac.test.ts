@@ -273,7 +273,8 @@ describe('siteforge controller as the chart’s ServiceAccount', () => {
     }, 30_000);
 
     it('leaves the host stuck before the BMC is called, and says why in the logs', async () => {
-      // Refused, retried, and refused again: stuck, not a passing hiccup.
+      // Refused, retried, and refused again: stuck, not a passing hiccup (the retry's line is
+      // at debug: the same error is an error once).
       const failure = await waitFor(
         'the refused status write in the logs, twice',
         () =>
@@ -281,7 +282,7 @@ describe('siteforge controller as the chart’s ServiceAccount', () => {
             controller.lines.find(
               (l) =>
                 l['controller'] === 'redfish-host' &&
-                l['msg'] === 'reconcile failed' &&
+                l['msg'] === 'reconcile failed again' &&
                 l['failures'] === 2 &&
                 String(l['error']).includes('forbidden'),
             ),

@@ -8,6 +8,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseDemoArgs } from '../../src/sim/demo/demo-args.js';
+import { runDemo } from '../../src/sim/demo/demo.js';
+import type { DemoHub } from '../../src/sim/demo/demo.js';
 import { siteConfigText } from '../../src/sim/synthetic-sites.js';
 import type { DemoSummary } from '../../src/sim/demo/demo-report.js';
 import { repoRoot } from '../support/sites.js';
@@ -136,4 +139,70 @@ describe('npm run demo', () => {
     expect(work).toBeDefined();
     expect(existsSync(work!)).toBe(false);
   }, 300_000);
+});
+
+describe('the demo starting up', () => {
+  /** runDemo with a scripted hub and fleet: what each was asked, in order. */
+  async function start(hub: () => Promise<DemoHub>): Promise<{ events: string[]; stderr: string }> {
+    const events: string[] = [];
+    let stderr = '';
+    const options = parseDemoArgs(['--sites-dir', 'sites']);
+    if (options === 'help') throw new Error('help');
+    await runDemo(
+      options,
+      {
+        repoRoot,
+        startHub: async () => {
+          events.push('hub starting');
+          const up = await hub();
+          events.push('hub up');
+          return up;
+        },
+        stopHub: () => Promise.resolve(),
+        ensureXorriso: () => Promise.reject(new Error('no xorriso in this test')),
+        startFleet: () => {
+          events.push('fleet starting');
+          return Promise.reject(new Error('the fleet stops here'));
+        },
+      },
+      {
+        stdout: () => undefined,
+        stderr: (text) => (stderr += text),
+        isTTY: false,
+        columns: 80,
+        cwd: dir,
+        signal: new AbortController().signal,
+        env: {},
+      },
+    ).catch((err: unknown) => events.push(`ended: ${(err as Error).message}`));
+    return { events, stderr };
+  }
+
+  // The hub binds the ports it picked only as etcd and kube-apiserver start: a BMC binding
+  // port 0 meanwhile could take one (seen at thousands of sites).
+  it('starts the simulated BMCs only once the hub listens', async () => {
+    const { events } = await start(async () => {
+      await new Promise((r) => setTimeout(r, 50));
+      return { kubeconfig: '/nowhere', server: 'https://127.0.0.1:1' };
+    });
+    expect(events).toEqual([
+      'hub starting',
+      'hub up',
+      'fleet starting',
+      'ended: the fleet stops here',
+    ]);
+  });
+
+  it('says in one line that a --sites-dir does not exist, and starts nothing', async () => {
+    const run = await demo(['--sites-dir', 'no-such-dir']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`demo: ${join(dir, 'no-such-dir')}: no such file or directory\n`);
+    expect(run.stdout).toBe('');
+  });
+
+  it('starts no simulator when the hub fails', async () => {
+    const { events, stderr } = await start(() => Promise.reject(new Error('etcd exited (1)')));
+    expect(events).toEqual(['hub starting']);
+    expect(stderr).toContain('demo: the hub did not start: etcd exited (1)');
+  });
 });

@@ -90,6 +90,9 @@ export interface Readiness {
 /** Conflicts in a row a key retries at once before it backs off like any error. */
 const IMMEDIATE_CONFLICT_RETRIES = 5;
 
+/** A key failing with the same error is logged at warn every this many failures. */
+const REPEATED_FAILURE_REMINDER = 10;
+
 /** The reason of a pass's signal when leadership is lost. */
 export class LeadershipLostError extends SiteForgeError {
   constructor() {
@@ -111,6 +114,8 @@ interface Runner {
   readonly events: KubeEventRecorder;
   readonly log: Logger;
   readonly conflicts: Map<string, number>;
+  /** The error of each key whose last pass failed (its first failure was logged as an error). */
+  readonly failing: Map<string, string>;
   done?: Promise<void>;
 }
 
@@ -186,6 +191,7 @@ export class Manager {
       events,
       log,
       conflicts: new Map(),
+      failing: new Map(),
     });
     this.informerFor(controller.for);
     for (const watch of controller.watches ?? []) this.informerFor(watch.gvk, watch.labelSelector);
@@ -486,6 +492,8 @@ export class Manager {
     try {
       const result = await controller.reconcile(request, context);
       runner.conflicts.delete(key);
+      if (runner.failing.delete(key))
+        context.log.info({ failures: queue.failuresOf(key) }, 'reconciled again after failing');
       queue.forget(key);
       const after = result.requeueAfterMs;
       if (after !== undefined && after > 0) {
@@ -525,15 +533,23 @@ export class Manager {
     }
     runner.conflicts.delete(key);
     const retryInMs = queue.addRateLimited(key);
-    log.error(
-      {
-        error: errorText(error),
-        ...(error instanceof SiteForgeError && { code: error.code }),
-        failures: queue.failuresOf(key),
-        retryInMs,
-      },
-      'reconcile failed',
-    );
+    const text = errorText(error);
+    const failures = queue.failuresOf(key);
+    const fields = {
+      error: text,
+      ...(error instanceof SiteForgeError && { code: error.code }),
+      failures,
+      retryInMs,
+    };
+    // A key failing the same way pass after pass (a spoke or BMC that stays unreachable) is
+    // told once as an error, then at debug with a warning every tenth time: not a line per
+    // retry per object. A new error is told again; the metric counts every one.
+    const repeated = runner.failing.get(key) === text;
+    runner.failing.set(key, text);
+    if (!repeated) log.error(fields, 'reconcile failed');
+    else if (failures % REPEATED_FAILURE_REMINDER === 0)
+      log.warn(fields, 'reconcile still failing');
+    else log.debug(fields, 'reconcile failed again');
     return 'error';
   }
 }

@@ -42,7 +42,7 @@ import { RunBudget } from '../../plugins/run-budget.js';
 import { createLogger } from '../../shared/logger.js';
 import { faultsFor, unmatchedTargets } from '../faults.js';
 import { startFleetProcesses } from '../fleet-process.js';
-import type { FleetProcesses, FleetProcessStats } from '../fleet-process.js';
+import type { FleetProcesses, FleetProcessOptions, FleetProcessStats } from '../fleet-process.js';
 import {
   bmcSecretObject,
   clusterImageSetObject,
@@ -81,6 +81,8 @@ export interface DemoDeps {
   stopHub(options: { readonly dir: string }): Promise<unknown>;
   /** The xorriso executable, installed when missing. */
   ensureXorriso(): Promise<string>;
+  /** Starts the simulated fleet. @default startFleetProcesses */
+  startFleet?: (options: FleetProcessOptions) => Promise<FleetProcesses>;
 }
 
 /** Where the demo writes and what it is told. */
@@ -250,11 +252,24 @@ export async function runDemo(
       `Fleet: ${String(sites.length)} sites, ${String(hosts.length)} hosts from ${dirs.join(', ')}${options.faults.length > 0 ? `; faults: ${options.faults.map((f) => `${f.target}=${f.kind}${f.stage === undefined ? '' : `:${f.stage}`}`).join(', ')}` : ''}`,
     );
 
-    // ---- hub, simulated servers and the base ISO, at once --------------------------------------
+    // ---- hub, then the simulated servers and the base ISO -------------------------------------
+    // The hub picks free ports for etcd and kube-apiserver and binds them only as each starts;
+    // thousands of BMCs binding port 0 meanwhile could take one of them. So every simulator
+    // listens only once the hub is up (the base ISO is built meanwhile).
     const hubDir = join(work, 'hub');
     cleanups.push({ what: 'hub', run: () => deps.stopHub({ dir: hubDir }) });
-    say('Starting the hub (etcd, kube-apiserver), the simulated BMCs and the base ISO…');
-    const fleetStart = startFleetProcesses({
+    say('Starting the hub (etcd, kube-apiserver), then the simulated BMCs and the base ISO…');
+    const isoBuild = baseIso(work, deps);
+    isoBuild.catch(() => undefined); // awaited below, unless the hub fails first
+    const hub = await orAbort(
+      deps.startHub({ dir: hubDir }).catch((err: unknown) => {
+        throw new DemoFailure(
+          `the hub did not start: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      }),
+    );
+    interrupted();
+    const fleetStart = (deps.startFleet ?? startFleetProcesses)({
       hosts,
       timings: {
         stageMs: options.stageSeconds * 1000,
@@ -273,7 +288,7 @@ export async function runDemo(
     let fleet: FleetProcesses | undefined;
     cleanups.push({ what: 'simulated fleet', run: async () => fleet?.stop() });
     void fleetStart.then((f) => (fleet = f)).catch(() => undefined);
-    const isoStart = baseIsoServer(work, deps, compiled);
+    const isoStart = isoBuild.then((iso) => serveBaseIso(work, iso, compiled));
     let isoServer: Server | undefined;
     cleanups.push({
       what: 'base ISO server',
@@ -284,17 +299,7 @@ export async function runDemo(
         }),
     });
     void isoStart.then((s) => (isoServer = s.server)).catch(() => undefined);
-    const [hub, started, iso] = await orAbort(
-      Promise.all([
-        deps.startHub({ dir: hubDir }).catch((err: unknown) => {
-          throw new DemoFailure(
-            `the hub did not start: ${err instanceof Error ? err.message : String(err)}`,
-          );
-        }),
-        fleetStart,
-        isoStart,
-      ]),
-    );
+    const [started, iso] = await orAbort(Promise.all([fleetStart, isoStart]));
     fleet = started;
     interrupted();
     say(
@@ -475,12 +480,8 @@ export async function runDemo(
 
 // ---- pieces ----------------------------------------------------------------------------------
 
-/** The base live ISO served over HTTP as the OS image mirror, and the osImages naming it. */
-async function baseIsoServer(
-  work: string,
-  deps: DemoDeps,
-  compiled: readonly KubeObject[],
-): Promise<{ server: Server; osImagesFile: string }> {
+/** The base live ISO (built with xorriso); its path. */
+async function baseIso(work: string, deps: DemoDeps): Promise<string> {
   const xorriso = await deps.ensureXorriso().catch((err: unknown) => {
     throw new DemoFailure(
       `xorriso is needed to make the base ISO: ${err instanceof Error ? err.message : String(err)}`,
@@ -488,7 +489,15 @@ async function baseIsoServer(
   });
   const dir = join(work, 'iso');
   mkdirSync(dir, { recursive: true });
-  const iso = await buildLiveIso(dir, { xorriso, rootfsBytes: 256 * 1024, volumeId: 'SFDEMO' });
+  return buildLiveIso(dir, { xorriso, rootfsBytes: 256 * 1024, volumeId: 'SFDEMO' });
+}
+
+/** The base live ISO served over HTTP as the OS image mirror, and the osImages naming it. */
+async function serveBaseIso(
+  work: string,
+  iso: string,
+  compiled: readonly KubeObject[],
+): Promise<{ server: Server; osImagesFile: string }> {
   const size = statSync(iso).size;
   const server = createServer((req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {

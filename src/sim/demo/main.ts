@@ -46,6 +46,13 @@ export async function main(argv: readonly string[], deps: DemoDeps): Promise<num
       env: process.env,
     });
     return result.exitCode;
+  } catch (err) {
+    // A --sites-dir that does not exist or cannot be read: one line, not a stack trace.
+    if (err instanceof UsageError) {
+      process.stderr.write(`demo: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -277,11 +277,54 @@ describe('Manager', () => {
     expect(passes).toHaveLength(3);
     await clock.advance(4_000);
     expect(passes).toHaveLength(4);
-    const errors = lines.filter((l) => l['msg'] === 'reconcile failed');
+    const errors = lines.filter((l) => String(l['msg']).startsWith('reconcile failed'));
     expect(errors.map((l) => l['retryInMs'])).toEqual([1_000, 2_000, 4_000]);
     expect(errors[0]).toMatchObject({ level: 50, error: 'BMC unreachable', name: 'a' });
     expect(await metrics.text()).toContain(
       'siteforge_reconcile_errors_total{controller="configmaps"} 3',
+    );
+  });
+
+  it('tells a key failing the same way once as an error, not once per retry, and when it recovers', async () => {
+    const { server, clock, lines, metrics, manager } = setup({
+      backoff: { baseMs: 1_000, maxMs: 1_000, jitter: 0 },
+    });
+    server.seed(configMap('a'), configMap('b'));
+    const errorOf = new Map([
+      ['ns/a', 'cannot reach the API server at https://api.a.example.com:6443: ENOTFOUND'],
+      ['ns/b', 'cannot reach the API server at https://api.b.example.com:6443: ENOTFOUND'],
+    ]);
+    const { controller } = scriptedController((request) => {
+      const error = errorOf.get(requestKey(request));
+      return error === undefined ? Promise.resolve({}) : Promise.reject(new Error(error));
+    });
+    manager.add(controller).start();
+    await settle();
+    for (let i = 0; i < 11; i++) await clock.advance(1_000);
+    errorOf.set('ns/a', 'the spoke answered 401 Unauthorized');
+    await clock.advance(1_000);
+    errorOf.delete('ns/a');
+    await clock.advance(1_000);
+    const told = (name: string) =>
+      lines
+        .filter((l) => l['name'] === name && Number(l['level']) > 20)
+        .map((l) => [l['level'], l['msg'], l['failures']]);
+    expect(told('a')).toEqual([
+      [50, 'reconcile failed', 1],
+      [40, 'reconcile still failing', 10],
+      [50, 'reconcile failed', 13],
+      [30, 'reconciled again after failing', 13],
+    ]);
+    expect(told('b')).toEqual([
+      [50, 'reconcile failed', 1],
+      [40, 'reconcile still failing', 10],
+    ]);
+    // Every failure is still logged at debug and counted.
+    expect(
+      lines.filter((l) => l['name'] === 'b' && l['msg'] === 'reconcile failed again'),
+    ).toHaveLength(12);
+    expect(await metrics.text()).toContain(
+      'siteforge_reconcile_errors_total{controller="configmaps"} 27',
     );
   });
 

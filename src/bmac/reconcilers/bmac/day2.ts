@@ -42,10 +42,15 @@ const CA_SOURCES = [
 /** Agent states in which the spoke's Machine and BareMetalHost are created. */
 const INSTALLING_STATES: readonly string[] = ['installing', 'installing-in-progress'];
 
-/** The ClusterDeployment the Agent is bound to, if it exists and is installed (day 2). */
+/**
+ * The ClusterDeployment the Agent is bound to, if it exists and is installed, for a worker (a
+ * day-2 host). Only workers are added on day 2 (upstream's validateWorkerForDay2): a control
+ * plane host, such as a single-node cluster's, was installed with its cluster, and its spoke
+ * need not even be reachable from the hub.
+ */
 function installedClusterDeployment(pass: Pass, agent: Agent): ClusterDeployment | undefined {
   const ref = agent.spec?.clusterDeploymentName;
-  if (!ref) return undefined;
+  if (!ref || agent.status?.role !== 'worker') return undefined;
   const object = pass.ctx.reader.get({ ...Gvk.ClusterDeployment, ...ref });
   // Not an error (upstream's is): the ClusterDeployment watch wakes the host once it is installed.
   if (object === undefined) {

@@ -197,6 +197,18 @@ describe('BMAC day 2: the spoke Machine Config Server CA', () => {
     expect(spoke.applied).toEqual([]);
     expect(w.host().metadata.annotations?.[OVERRIDES]).toBeUndefined();
   });
+
+  // Only workers join on day 2: a single-node cluster's host installed with its cluster, and
+  // its spoke API need not resolve from the hub (it never did in the fleet simulation).
+  it('leaves a control-plane host of an installed cluster alone, never calling its spoke', async () => {
+    const { w, clients, spoke } = day2World({
+      agentStatus: { role: 'master', debugInfo: { state: 'installed' } },
+    });
+    await w.stable();
+    expect(clients()).toBe(0);
+    expect(spoke.applied).toEqual([]);
+    expect(w.host().metadata.annotations?.[OVERRIDES]).toBeUndefined();
+  });
 });
 
 describe("BMAC day 2: the spoke's BareMetalHost and Machine", () => {
