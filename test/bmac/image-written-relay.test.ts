@@ -2,25 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { relayImageWritten } from '../../src/bmac/image-written-relay.js';
 import type { Request } from '../../src/bmac/runtime/contract.js';
 import { HostStage } from '../../src/assisted/model.js';
-import {
-  HOST_ID,
-  NS,
-  World,
-  clusterDeployment,
-  infraEnvObject,
-  inventory,
-  snoCluster,
-} from '../assisted/hosts/fixtures.js';
+import { HOST_ID, NS, installingWorld } from '../assisted/hosts/fixtures.js';
 
 /** An installing host whose progress reaches the Redfish provisioner through the relay. */
 async function installingHost() {
-  const w = new World(
-    infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
-    clusterDeployment(),
-  );
-  w.clusters.records.set('cd-uid-1', snoCluster());
-  await w.registered(inventory());
-  w.service.apply(HOST_ID, { type: 'InstallHost' }, w.now());
+  const w = await installingWorld();
   const told: Request[] = [];
   const stop = relayImageWritten(
     w.service,

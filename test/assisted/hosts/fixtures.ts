@@ -568,3 +568,15 @@ export class World {
     }
   }
 }
+
+/** A World whose host registered in a bound single-node cluster and was told to install. */
+export async function installingWorld(): Promise<World> {
+  const w = new World(
+    infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
+    clusterDeployment(),
+  );
+  w.clusters.records.set('cd-uid-1', snoCluster());
+  await w.registered(inventory());
+  w.service.apply(HOST_ID, { type: 'InstallHost' }, w.now());
+  return w;
+}

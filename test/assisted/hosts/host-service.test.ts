@@ -18,6 +18,7 @@ import {
   testValidator,
   infraEnvObject,
   inventory,
+  installingWorld,
   STAGES_SNO,
   snoCluster,
 } from './fixtures.js';
@@ -471,13 +472,7 @@ describe('write coalescing', () => {
   });
 
   it('progress info within a stage is written once per monitor round, a new stage at once', async () => {
-    const w = new World(
-      infraEnvObject({ clusterRef: { name: 'sno-1', namespace: NS } }),
-      clusterDeployment(),
-    );
-    w.clusters.records.set('cd-uid-1', snoCluster());
-    await w.registered(inventory());
-    w.service.apply(HOST_ID, { type: 'InstallHost' }, w.now());
+    const w = await installingWorld();
     const ie = w.infraEnvRef();
     await w.service.updateProgress(ie, HOST_ID, { currentStage: 'Writing image to disk' }, w.now());
     await w.flush();
