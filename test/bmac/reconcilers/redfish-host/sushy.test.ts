@@ -65,7 +65,6 @@ describe('a BareMetalHost on sushy-tools', () => {
           setPower: (action, options) => client.setPower(action, options),
           ejectMedia: () => client.ejectMedia(),
           insertMedia: (url) => client.insertMedia(url),
-          setBootMode: (mode) => client.setBootMode(mode),
           setBootOverride: (override) => {
             overrides.push(override ?? {});
             return client.setBootOverride(override);
