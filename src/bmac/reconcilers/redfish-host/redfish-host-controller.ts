@@ -124,13 +124,32 @@ type OperationKind =
   | 'power-off-before-delete'
   | 'power'
   | 'detach'
-  | 'boot-disk';
+  | 'boot-disk'
+  | 'reboot-disk';
 
 /**
  * Operations for a host about to reboot into its installed system: late, it boots the ISO
  * again and installs anew, so they go ahead of any queue of boots.
  */
-const URGENT_OPERATIONS: ReadonlySet<OperationKind> = new Set(['detach', 'boot-disk']);
+const URGENT_OPERATIONS: ReadonlySet<OperationKind> = new Set([
+  'detach',
+  'boot-disk',
+  'reboot-disk',
+]);
+
+/**
+ * Reboots into the disk, per image, for a host that booted its installation image again after
+ * the installer wrote the disk (the one-time disk boot came too late, or the firmware ignored
+ * it). The assisted service then waits for the user ("please reboot and fix boot order"); the
+ * controller holds the BMC, so it does that itself, a few times.
+ */
+const DISK_REBOOT_ATTEMPTS = 3;
+/** How long a reboot into the disk is given to show (the Agent leaves pending-user-action). */
+const DISK_REBOOT_WAIT_MS = 5 * 60_000;
+/** The host state of an Agent whose host waits for someone to fix its boot. */
+const PENDING_USER_ACTION = 'installing-pending-user-action';
+/** The install stage of a host whose installer rebooted it into the disk. */
+const REBOOTING_STAGE = 'Rebooting';
 
 /** What a BMC operation reports back. */
 interface OperationValue {
@@ -159,6 +178,8 @@ export function createRedfishHostController(
   const diskBoots = new Map<string, string>();
   /** Agents (keys) whose hosts reported the image written, ahead of their Agent's status. */
   const writtenAgents = new Set<string>();
+  /** Reboots into the disk per host: of which image, how many, when the last one was asked. */
+  const diskReboots = new Map<string, { image: string; attempts: number; at: number }>();
   const operations = new BmcOperations({
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     onFinished: (key) => {
@@ -185,6 +206,7 @@ export function createRedfishHostController(
       requests.delete(key);
       vendors.delete(key);
       diskBoots.delete(key);
+      diskReboots.delete(key);
       return {};
     }
     requests.set(key, request);
@@ -249,6 +271,10 @@ export function createRedfishHostController(
       const kind = finished.kind as OperationKind;
       if (kind === 'boot-disk') {
         this.diskBootSet(finished);
+        return;
+      }
+      if (kind === 'reboot-disk') {
+        this.diskRebooted(finished);
         return;
       }
       const expected = this.expectedOperation();
@@ -490,7 +516,16 @@ export function createRedfishHostController(
     }
 
     private async decideHandover(): Promise<void> {
-      if (this.status.operationalStatus === OperationalStatus.Detached) return;
+      if (this.status.operationalStatus === OperationalStatus.Detached) {
+        // Handed over by the Agent, not by the user's annotation: the install is not done.
+        if (
+          this.handedOver() === 'agent' &&
+          this.spec()['online'] === true &&
+          this.bootedImageAgain()
+        )
+          await this.startDiskReboot(this.status.provisioning.image?.url ?? '');
+        return;
+      }
       const state = this.status.provisioning.state;
       if (state === ProvisioningState.Provisioning && this.handedOver() === 'agent') {
         // The Agent rebooted into the installed system: the boot happened.
@@ -552,6 +587,67 @@ export function createRedfishHostController(
       );
       this.event(EventType.Warning, 'DiskBootFailed', message);
       this.ctx.log.warn({ operation: 'boot-disk' }, message);
+    }
+
+    /**
+     * Reboots the host into its disk: power off, one-time disk boot, power on (the override
+     * is set while the host is off, as some firmware clears it on a power change). At most
+     * {@link DISK_REBOOT_ATTEMPTS} times per image, {@link DISK_REBOOT_WAIT_MS} apart.
+     */
+    private async startDiskReboot(image: string): Promise<void> {
+      const last = diskReboots.get(this.key);
+      const attempts = last?.image === image ? last.attempts : 0;
+      if (attempts >= DISK_REBOOT_ATTEMPTS) return;
+      if (last?.image === image && this.now - last.at < DISK_REBOOT_WAIT_MS) {
+        this.requeueMs = last.at + DISK_REBOOT_WAIT_MS - this.now;
+        return;
+      }
+      const credentials = await this.credentials();
+      if (!credentials) return;
+      const attempt = attempts + 1;
+      diskReboots.set(this.key, { image, attempts: attempt, at: this.now });
+      this.event(
+        EventType.Warning,
+        'DiskBootRetried',
+        `The host booted the installation image again instead of its disk: rebooting it from the disk (one-time boot override), attempt ${String(attempt)} of ${String(DISK_REBOOT_ATTEMPTS)}`,
+      );
+      this.startOperation('reboot-disk', credentials, async (client) => {
+        await client.setPower('ForceOff');
+        await client.setBootOverride({ target: 'Hdd', enabled: 'Once' });
+        const power = await client.setPower('On');
+        return { poweredOn: isOn(power) };
+      });
+    }
+
+    /** The outcome of a reboot into the disk: the wait for it to show starts now. */
+    private diskRebooted(finished: FinishedOperation): void {
+      const last = diskReboots.get(this.key);
+      if (last) diskReboots.set(this.key, { ...last, at: this.now });
+      if (finished.outcome.ok) {
+        const value = finished.outcome.value as OperationValue;
+        if (value.poweredOn !== undefined)
+          this.status = { ...this.status, poweredOn: value.poweredOn };
+        return;
+      }
+      const message = this.scrub(
+        `${FAILURE_PREFIX['reboot-disk']}: ${describeError(finished.outcome.error)}`,
+      );
+      this.event(EventType.Warning, 'DiskBootFailed', message);
+      this.ctx.log.warn({ operation: 'reboot-disk' }, message);
+    }
+
+    /**
+     * Whether the paired Agent's host booted the installation image again after its installer
+     * rebooted it: the assisted service holds it in installing-pending-user-action at the
+     * `Rebooting` stage (the wrong boot order, or a reboot that never came back).
+     */
+    private bootedImageAgain(): boolean {
+      const agent = pairedAgent(this.bmh, this.ctx.reader);
+      const status = record(agent?.['status']);
+      return (
+        record(status['debugInfo'])['state'] === PENDING_USER_ACTION &&
+        record(status['progress'])['currentStage'] === REBOOTING_STAGE
+      );
     }
 
     /** Whether the paired Agent's install is past writing the image to the disk. */
@@ -998,6 +1094,7 @@ const FAILURE_PREFIX: Readonly<Record<OperationKind, string>> = {
   power: 'Failed to change the power state of the host',
   detach: 'Failed to eject the virtual media of the detached host',
   'boot-disk': 'Failed to set the one-time boot from the disk',
+  'reboot-disk': 'Failed to reboot the host from its disk',
 };
 
 /** The Agent paired with a BMH: by the Agent's `agent-install.openshift.io/bmh` label, else MAC. */

@@ -190,6 +190,93 @@ describe('a host installing its disk', () => {
     expect(h.urgentWakes).toEqual([]);
   });
 
+  /** The Agent of a host that booted its ISO again after the installer's reboot. */
+  const pendingUserAction = (resourceVersion: string): KubeObject => {
+    const base = installing('Rebooting', resourceVersion);
+    const status = base['status'] as Record<string, unknown>;
+    return {
+      ...base,
+      status: {
+        ...status,
+        debugInfo: {
+          state: 'installing-pending-user-action',
+          stateInfo:
+            'Expected the host to boot from disk, but it booted the installation image - please reboot and fix boot order to boot from disk',
+        },
+      },
+    };
+  };
+
+  it('that booted the ISO again after the reboot is rebooted from its disk, a few times at most, minutes apart', async () => {
+    h = new Harness();
+    const bmc = await h.addHost('host-0', { bootOrder: 'cd-first' });
+    await h.settle(['host-0']);
+    // The installer's reboot came before the one-time disk boot (the BMC was busy).
+    bmc.restartFromHost();
+    const since = bmc.events.length;
+    const after = () => hostEvents(bmc).slice(since);
+    expect(hostEvents(bmc).at(-1)).toContain('boot http');
+
+    setAgent(pendingUserAction('910'));
+    await h.settle(['host-0']);
+    // The media is ejected (the host is handed over), then it is rebooted into its disk.
+    const reboot = ['power Off', 'boot-override Hdd/Once', 'power On', 'boot disk'];
+    expect(after()).toEqual(['eject CD1', ...reboot]);
+    expect(h.cluster.events.at(-1)).toMatchObject({
+      type: 'Warning',
+      reason: 'DiskBootRetried',
+      message: expect.stringContaining('attempt 1 of 3') as unknown,
+    });
+    // Given time to show: the Agent still says so a minute later, and the host is left alone.
+    h.now += 60_000;
+    await h.pass('host-0');
+    await h.settle(['host-0']);
+    expect(after()).toEqual(['eject CD1', ...reboot]);
+
+    // Still pending five minutes on (the firmware ignored the override): tried again, up to 3.
+    for (let i = 0; i < 4; i++) {
+      h.now += 5 * 60_000;
+      await h.pass('host-0');
+      await h.settle(['host-0']);
+    }
+    expect(after()).toEqual(['eject CD1', ...reboot, ...reboot, ...reboot]);
+    expect(h.cluster.events.filter((e) => e.reason === 'DiskBootRetried')).toHaveLength(3);
+  });
+
+  it('detached by the user is not rebooted, even when its Agent waits for the disk boot', async () => {
+    h = new Harness();
+    const bmc = await h.addHost('host-0', { bootOrder: 'cd-first' });
+    await h.settle(['host-0']);
+    await h.edit('host-0', (bmh) => ({
+      ...bmh,
+      metadata: {
+        ...bmh.metadata,
+        annotations: { ...bmh.metadata.annotations, 'baremetalhost.metal3.io/detached': 'me' },
+      },
+    }));
+    await h.settle(['host-0']);
+    const since = bmc.events.length;
+    setAgent(pendingUserAction('910'));
+    await h.settle(['host-0']);
+    h.now += 10 * 60_000;
+    await h.pass('host-0');
+    await h.settle(['host-0']);
+    expect(hostEvents(bmc).slice(since)).toEqual([]);
+  });
+
+  it('whose Agent goes on installing after its reboot is not rebooted', async () => {
+    h = new Harness();
+    const bmc = await h.addHost('host-0', { bootOrder: 'cd-first' });
+    await h.settle(['host-0']);
+    const since = bmc.events.length;
+    setAgent(installing('Rebooting', '910'));
+    await h.settle(['host-0']);
+    setAgent(installing('Joined', '911'));
+    await h.settle(['host-0']);
+    expect(hostEvents(bmc).slice(since)).toEqual(['eject CD1']);
+    expect(h.cluster.events.map((e) => e.reason)).not.toContain('DiskBootRetried');
+  });
+
   it('without the one-time disk boot, the same firmware boots the ISO again', async () => {
     h = new Harness();
     const bmc = await h.addHost('host-0', { bootOrder: 'cd-first' });
