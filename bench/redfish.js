@@ -73,6 +73,7 @@ export async function runRedfishBench(count = Number(process.env.BMC_COUNT ?? 50
         setPower: (action, o) => timed(`power ${action}`, () => client.setPower(action, o))(),
         ejectMedia: timed('eject', () => client.ejectMedia()),
         insertMedia: timed('insert', (url) => client.insertMedia(url)),
+        setBootMode: timed('boot mode', (mode) => client.setBootMode(mode)),
         setBootOverride: timed('boot override', (r) => client.setBootOverride(r)),
         close: () => client.close(),
       };

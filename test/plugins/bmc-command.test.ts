@@ -67,6 +67,7 @@ describe('siteforge bmc', () => {
     expect(boot.stderr.trim().split('\n')).toEqual([
       'siteforge bmc: PowerOff',
       'siteforge bmc: Eject',
+      'siteforge bmc: BootMode',
       'siteforge bmc: Insert',
       'siteforge bmc: BootOverride',
       'siteforge bmc: PowerOn',

@@ -1,6 +1,11 @@
 /**
- * Boot a host from an ISO through virtual media, ironic's `prepare_ramdisk` order (power off,
- * eject, insert, boot mode, one-time boot from CD) followed by power on. The workflow writes a
+ * Boot a host from an ISO through virtual media: power off, eject, boot mode, insert, one-time
+ * boot from CD, power on. Ironic's `prepare_ramdisk` sets the boot mode after the insert; here it
+ * comes before, because on Dell a boot-mode change is a BIOS job that takes a power-on, and a
+ * host powered on with the ISO inserted boots it wherever the firmware lists virtual media
+ * first: a whole ISO boot (POST, download, a discovery agent starting) only to be cut off and
+ * booted again once the one-time CD boot is set. With no media in, that restart boots the disk.
+ * The workflow writes a
  * checkpoint *before* each side effect, so a controller that crashed anywhere can call it again
  * with the last checkpoint and it neither inserts twice nor power-cycles the host needlessly.
  */
@@ -10,6 +15,7 @@ import type { BootMode, RedfishClient } from './redfish-client.js';
 export const BootStep = {
   PowerOff: 'PowerOff',
   Eject: 'Eject',
+  BootMode: 'BootMode',
   Insert: 'Insert',
   BootOverride: 'BootOverride',
   PowerOn: 'PowerOn',
@@ -104,6 +110,11 @@ export async function bootFromIso(
       await client.ejectMedia();
       performed.push(BootStep.Eject);
     }
+  }
+
+  if (await begin(BootStep.BootMode)) {
+    // Reads back when in force; a Dell BIOS job restarts the host for it and powers it off.
+    if (await client.setBootMode(options.bootMode ?? 'UEFI')) performed.push(BootStep.BootMode);
   }
 
   if (await begin(BootStep.Insert)) {

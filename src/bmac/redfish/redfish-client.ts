@@ -122,6 +122,13 @@ export interface RedfishClient {
    * @returns the slot the image went into
    */
   insertMedia(imageUrl: string): Promise<MediaSlot>;
+  /**
+   * Sets the firmware boot mode, where the System has one, and waits until it is in force.
+   * Where a BIOS job applies it (Dell), that takes a restart: a host that was off is powered on
+   * for it and off again, and boots whatever media is inserted meanwhile.
+   * @returns whether the mode had to change
+   */
+  setBootMode(mode: BootMode): Promise<boolean>;
   /** Sets the boot override (by default one-time boot from the virtual CD). */
   setBootOverride(request?: BootOverrideRequest): Promise<void>;
   /** Ends the session and closes connections. */

@@ -240,8 +240,17 @@ export class UndiciRedfishClient implements RedfishClient {
     );
   }
 
+  async setBootMode(mode: BootMode): Promise<boolean> {
+    const { quirks } = await this.layout();
+    // AMI/ASRockRack take the mode only together with the target: setBootOverride sends both.
+    if (quirks.fullBootRequest) return false;
+    const change = await this.modeChange(await this.readBoot(), mode);
+    if (change.needed) await this.applyBootMode(mode, { patch: !change.pending });
+    return change.needed;
+  }
+
   async setBootOverride(request: BootOverrideRequest = {}): Promise<void> {
-    const { systemPath, quirks, dellImportTarget } = await this.layout();
+    const { quirks, dellImportTarget } = await this.layout();
     const enabled = request.enabled ?? 'Once';
     const current = await this.readBoot();
     const allowed = current.boot?.['BootSourceOverrideTarget@Redfish.AllowableValues'] ?? [];
@@ -255,18 +264,7 @@ export class UndiciRedfishClient implements RedfishClient {
     // HPE Gen9 has no BootSourceOverrideMode: setting it is unsupported, and skipped.
     const modeKnown = current.boot !== undefined && 'BootSourceOverrideMode' in current.boot;
     const mode = request.mode !== undefined && modeKnown ? request.mode : undefined;
-    // A mode that a BIOS job applies shows in the SettingsObject before it is in force; only
-    // the System says whether it is.
-    const modeInForce = quirks.bootModeByBiosJob
-      ? current.systemBoot?.BootSourceOverrideMode
-      : current.boot?.BootSourceOverrideMode;
-    const changeMode = mode !== undefined && modeInForce !== mode;
-    // A resumed workflow may find its mode already pending in the SettingsObject: that job
-    // needs its restart, not a second PATCH.
-    const modePending =
-      quirks.bootModeByBiosJob &&
-      current.path !== systemPath &&
-      current.boot?.BootSourceOverrideMode === mode;
+    const { needed: changeMode, pending: modePending } = await this.modeChange(current, mode);
     // metal3's idrac-virtualmedia:// sets the CD boot through Dell's configuration job, as
     // ironic's idrac-redfish-virtual-media does; the mode still goes through the System.
     const dellJob =
@@ -275,12 +273,12 @@ export class UndiciRedfishClient implements RedfishClient {
       target === 'Cd' &&
       enabled === 'Once';
     if (dellJob) {
-      if (changeMode) await this.setBootMode(mode, { patch: !modePending });
+      if (changeMode && mode !== undefined) await this.applyBootMode(mode, { patch: !modePending });
       await this.importDellBootJob(dellImportTarget);
       return;
     }
-    if (changeMode && !quirks.fullBootRequest)
-      await this.setBootMode(mode, { patch: !modePending });
+    if (changeMode && mode !== undefined && !quirks.fullBootRequest)
+      await this.applyBootMode(mode, { patch: !modePending });
 
     const boot: Record<string, string> = { BootSourceOverrideTarget: target };
     if (
@@ -366,12 +364,41 @@ export class UndiciRedfishClient implements RedfishClient {
   }
 
   /**
+   * Whether `mode` differs from the mode in force (HPE Gen9, which has none, never does), and
+   * whether a BIOS job already holds it pending.
+   */
+  private async modeChange(
+    current: { path: string; boot: ComputerSystem['Boot']; systemBoot: ComputerSystem['Boot'] },
+    mode: BootMode | undefined,
+  ): Promise<{ needed: boolean; pending: boolean }> {
+    const { systemPath, quirks } = await this.layout();
+    if (
+      mode === undefined ||
+      current.boot === undefined ||
+      !('BootSourceOverrideMode' in current.boot)
+    )
+      return { needed: false, pending: false };
+    // A mode that a BIOS job applies shows in the SettingsObject before it is in force; only
+    // the System says whether it is.
+    const modeInForce = quirks.bootModeByBiosJob
+      ? current.systemBoot?.BootSourceOverrideMode
+      : current.boot.BootSourceOverrideMode;
+    // A resumed workflow may find its mode already pending in the SettingsObject: that job
+    // needs its restart, not a second PATCH.
+    const pending =
+      quirks.bootModeByBiosJob &&
+      current.path !== systemPath &&
+      current.boot.BootSourceOverrideMode === mode;
+    return { needed: modeInForce !== mode, pending };
+  }
+
+  /**
    * Sets the boot mode. Where a BIOS job applies it (Dell), the mode reads back only after the
    * host has started: like ironic, restart the host, poll until the mode reads back, and leave
    * the power as it was. A host that was off is powered off again, because bootFromIso powers
    * it on only once the boot override is in place (as after Dell's LC068 reboot).
    */
-  private async setBootMode(mode: BootMode, { patch = true } = {}): Promise<void> {
+  private async applyBootMode(mode: BootMode, { patch = true } = {}): Promise<void> {
     const { systemPath, quirks } = await this.layout();
     if (patch) await this.patchBoot({ BootSourceOverrideMode: mode });
     if (!quirks.bootModeByBiosJob) return;

@@ -42,6 +42,7 @@ function crashingAfter(client: RedfishClient, n: number): RedfishClient {
     setPower: effect((action, options) => client.setPower(action, options)),
     ejectMedia: effect(() => client.ejectMedia()),
     insertMedia: effect((url) => client.insertMedia(url)),
+    setBootMode: effect((mode) => client.setBootMode(mode)),
     setBootOverride: effect((request) => client.setBootOverride(request)),
     close: () => client.close(),
   };
@@ -82,21 +83,28 @@ describe('bootFromIso, resumed after a crash at any point', () => {
   it('runs the whole sequence on a host that is on with another ISO inserted', async () => {
     const { bmc, client } = await host();
     const result = await bootFromIso(client(), ISO);
-    expect(result.performed).toEqual(['PowerOff', 'Eject', 'Insert', 'BootOverride', 'PowerOn']);
+    expect(result.performed).toEqual([
+      'PowerOff',
+      'Eject',
+      'BootMode',
+      'Insert',
+      'BootOverride',
+      'PowerOn',
+    ]);
     expect(bmc.events.map((e) => `${e.kind} ${e.detail}`)).toEqual([
       'power Off',
       'eject CD1',
-      `insert CD1 ${ISO}`,
       'boot-mode UEFI',
+      `insert CD1 ${ISO}`,
       'boot-override Cd/Once',
       'power On',
       `boot ${ISO}`,
     ]);
   });
 
-  // Five side effects (power off, eject, insert, boot override, power on); a crash may come
-  // after any of them, or between a checkpoint and its side effect (the checkpoint throws).
-  it.each([1, 2, 3, 4, 5])(
+  // Six side effects (power off, eject, boot mode, insert, boot override, power on); a crash
+  // may come after any of them, or between a checkpoint and its side effect (it throws).
+  it.each([1, 2, 3, 4, 5, 6])(
     'crash right after side effect %i: one insert, one power cycle, the ISO boots',
     async (n) => {
       const { bmc, client } = await host();
@@ -175,6 +183,33 @@ describe('bootFromIso, resumed after a crash at any point', () => {
     expect(bmc.counts['POST InsertMedia']).toBe(2);
     expect(bmc.state().bootedImage).toBe(ISO);
   });
+
+  // A Dell host in Legacy mode, off, whose firmware boots inserted virtual media first: the
+  // BIOS job of the boot-mode change takes a power-on, which must not boot the ISO as well.
+  it.each(['redfish-virtualmedia', 'idrac-virtualmedia'])(
+    'boots the ISO once when a Dell BIOS job changes the boot mode first (%s)',
+    async (scheme) => {
+      const bmc = await startSimulatedBmc({
+        personality: PERSONALITIES['idrac9']!,
+        power: 'Off',
+        bootOrder: 'cd-first',
+      });
+      const c = new UndiciRedfishClient({
+        address: bmc.address.replace(/^[^+]+/, scheme),
+        credentials: bmc.credentials,
+        ...FAST,
+        bootModePollMs: 5,
+      });
+      open.push({ bmc, clients: [c] });
+      const result = await bootFromIso(c, ISO);
+      expect(result.performed).toContain('BootMode');
+      const boots = bmc.events.filter((e) => e.kind === 'boot').map((e) => e.detail);
+      // The BIOS job's restart finds no media and boots the disk; then the ISO, once.
+      expect(boots).toEqual(['disk', ISO]);
+      expect(bmc.state().bootedImage).toBe(ISO);
+      expect(bmc.state().boot).toMatchObject({ mode: 'UEFI' });
+    },
+  );
 
   it('surfaces a dropped insert as REDFISH_TRANSPORT, and the resume inserts once', async () => {
     const { bmc, client } = await host();

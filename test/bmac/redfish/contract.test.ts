@@ -76,6 +76,8 @@ describe.each(peers)('the Redfish contract on $name', (peer) => {
     expect(checkpoints.map((p) => p.step)).toEqual([
       'PowerOff',
       'Eject',
+      // The boot mode before the media: a BIOS job's restart must not boot the ISO early.
+      'BootMode',
       'Insert',
       'BootOverride',
       'PowerOn',

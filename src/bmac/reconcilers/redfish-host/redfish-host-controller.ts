@@ -1163,6 +1163,7 @@ function guard(client: RedfishClient, signal: AbortSignal): RedfishClient {
     setPower: checked((action, opts) => client.setPower(action, opts)),
     ejectMedia: checked(() => client.ejectMedia()),
     insertMedia: checked((url) => client.insertMedia(url)),
+    setBootMode: checked((mode) => client.setBootMode(mode)),
     setBootOverride: checked((request) => client.setBootOverride(request)),
     close: () => client.close(),
   };
@@ -1196,6 +1197,7 @@ function wrapDiscover(client: RedfishClient, learned: (vendor: string) => void):
     setPower: (action, opts) => client.setPower(action, opts),
     ejectMedia: () => client.ejectMedia(),
     insertMedia: (url) => client.insertMedia(url),
+    setBootMode: (mode) => client.setBootMode(mode),
     setBootOverride: (request) => client.setBootOverride(request),
     close: () => client.close(),
   };

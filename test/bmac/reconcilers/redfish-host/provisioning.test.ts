@@ -23,8 +23,8 @@ describe('a BareMetalHost in redfish mode', () => {
     expect(hostEvents(bmc)).toEqual([
       'power Off',
       'eject CD1',
-      `insert CD1 ${shortUrl!}`,
       'boot-mode UEFI',
+      `insert CD1 ${shortUrl!}`,
       'boot-override Cd/Once',
       'power On',
       `boot ${shortUrl!}`,

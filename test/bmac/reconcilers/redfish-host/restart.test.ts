@@ -30,6 +30,7 @@ function crashingAfter(client: RedfishClient, n: number): RedfishClient {
     setPower: effect((action, options) => client.setPower(action, options)),
     ejectMedia: effect(() => client.ejectMedia()),
     insertMedia: effect((url) => client.insertMedia(url)),
+    setBootMode: effect((mode) => client.setBootMode(mode)),
     setBootOverride: effect((request) => client.setBootOverride(request)),
     close: () => client.close(),
   };
@@ -77,7 +78,7 @@ function recordIntent(h: Harness, state: string, deleting = false): void {
 
 const bmhRef = { ...Gvk.BareMetalHost, namespace: NS, name: 'host-0' };
 
-const STEPS = ['nothing', 'power off', 'eject', 'insert', 'boot override', 'power on'];
+const STEPS = ['nothing', 'power off', 'eject', 'boot mode', 'insert', 'boot override', 'power on'];
 
 describe('a controller restarted with a recorded intent', () => {
   let h: Harness;
@@ -124,7 +125,7 @@ describe('a controller restarted with a recorded intent', () => {
       const poweredOn = events.indexOf('power On');
       expect(events.slice(poweredOn + 1).filter((e) => e.startsWith('power'))).toEqual([]);
       if (n === STEPS.length - 1) expect(hostEvents(bmc).slice(before)).toEqual([]);
-      if (n >= 3) expect(h.images.issued).toHaveLength(1);
+      if (n >= STEPS.indexOf('insert')) expect(h.images.issued).toHaveLength(1);
     });
   }
 

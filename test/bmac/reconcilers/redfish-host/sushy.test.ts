@@ -65,6 +65,7 @@ describe('a BareMetalHost on sushy-tools', () => {
           setPower: (action, options) => client.setPower(action, options),
           ejectMedia: () => client.ejectMedia(),
           insertMedia: (url) => client.insertMedia(url),
+          setBootMode: (mode) => client.setBootMode(mode),
           setBootOverride: (override) => {
             overrides.push(override ?? {});
             return client.setBootOverride(override);
