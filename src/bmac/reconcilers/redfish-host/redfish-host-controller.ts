@@ -30,7 +30,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '../../../kube/index.js';
-import { BmhAnnotation, Finalizer, Gvk, Label } from '../../api.js';
+import { ASSISTED_OWNER_VALUE, BmhAnnotation, Finalizer, Gvk, Label } from '../../api.js';
 import { bootFromIso, parseRedfishAddress } from '../../redfish/index.js';
 import type { BootMode, BootProgress, BootStep, RedfishClient } from '../../redfish/index.js';
 import { EventType, requestKey, requestOf } from '../../runtime/contract.js';
@@ -176,8 +176,11 @@ export function createRedfishHostController(
   const requests = new Map<string, Request>();
   /** The image whose one-time disk boot was set (or tried), per host: asked once per image. */
   const diskBoots = new Map<string, string>();
-  /** Agents (keys) whose hosts reported the image written, ahead of their Agent's status. */
-  const writtenAgents = new Set<string>();
+  /**
+   * Hosts (BMH keys) that reported the image written, ahead of their Agent's status, with the
+   * image they were booted from then: a signal never counts for a later install.
+   */
+  const writtenHosts = new Map<string, string>();
   /** Reboots into the disk per host: of which image, how many, when the last one was asked. */
   const diskReboots = new Map<string, { image: string; attempts: number; at: number }>();
   const operations = new BmcOperations({
@@ -207,6 +210,7 @@ export function createRedfishHostController(
       vendors.delete(key);
       diskBoots.delete(key);
       diskReboots.delete(key);
+      writtenHosts.delete(key);
       return {};
     }
     requests.set(key, request);
@@ -221,7 +225,10 @@ export function createRedfishHostController(
         metadata: { ...bmh.metadata, finalizers: [...finalizers, Finalizer.RedfishHost] },
       });
     }
-    if (annotation(bmh, BmhAnnotation.Paused) !== undefined) return {};
+    const paused = annotation(bmh, BmhAnnotation.Paused);
+    // Paused by the BMAC once it detached the installing host: only the reboot into the disk.
+    if (paused === ASSISTED_OWNER_VALUE) return new HostPass(bmh, key, ctx).runPaused();
+    if (paused !== undefined) return {};
     return new HostPass(bmh, key, ctx).run();
   }
 
@@ -261,6 +268,22 @@ export function createRedfishHostController(
       }
       await this.commit();
       if (this.released) return {};
+      if (operations.pending(this.key) !== undefined) return { requeueAfterMs: pollMs };
+      return this.requeueMs === undefined ? {} : { requeueAfterMs: this.requeueMs };
+    }
+
+    /**
+     * A pass over a host the BMAC paused after detaching it (the BMC is not managed, the status
+     * is frozen): it may only reboot the host into its disk, and takes only that outcome.
+     */
+    async runPaused(): Promise<ReconcileResult> {
+      const finished = operations.finishedOf(this.key);
+      if (finished !== undefined && finished.kind !== 'reboot-disk') return {};
+      if (finished) this.diskRebooted(finished);
+      else if (operations.pending(this.key) === undefined && this.mayRebootIntoDisk())
+        await this.startDiskReboot(this.status.provisioning.image?.url ?? '');
+      this.status = readStatus(this.bmh);
+      await this.commit();
       if (operations.pending(this.key) !== undefined) return { requeueAfterMs: pollMs };
       return this.requeueMs === undefined ? {} : { requeueAfterMs: this.requeueMs };
     }
@@ -517,12 +540,7 @@ export function createRedfishHostController(
 
     private async decideHandover(): Promise<void> {
       if (this.status.operationalStatus === OperationalStatus.Detached) {
-        // Handed over by the Agent, not by the user's annotation: the install is not done.
-        if (
-          this.handedOver() === 'agent' &&
-          this.spec()['online'] === true &&
-          this.bootedImageAgain()
-        )
+        if (this.mayRebootIntoDisk())
           await this.startDiskReboot(this.status.provisioning.image?.url ?? '');
         return;
       }
@@ -572,8 +590,7 @@ export function createRedfishHostController(
     private diskBootSet(finished: FinishedOperation): void {
       const image = this.status.provisioning.image;
       if (image) diskBoots.set(this.key, image.url);
-      const agent = pairedAgent(this.bmh, this.ctx.reader);
-      if (agent) writtenAgents.delete(requestKey(requestOf(agent)));
+      writtenHosts.delete(this.key);
       if (finished.outcome.ok) {
         this.event(
           EventType.Normal,
@@ -614,21 +631,33 @@ export function createRedfishHostController(
       this.startOperation('reboot-disk', credentials, async (client) => {
         await client.setPower('ForceOff');
         await client.setBootOverride({ target: 'Hdd', enabled: 'Once' });
-        const power = await client.setPower('On');
-        return { poweredOn: isOn(power) };
+        await client.setPower('On');
+        return {};
       });
     }
 
-    /** The outcome of a reboot into the disk: the wait for it to show starts now. */
+    /**
+     * Whether the host, handed over for its install (by the Agent's stage or the BMAC's detach,
+     * never by a user's annotation), booted the installation image again and should be on.
+     */
+    private mayRebootIntoDisk(): boolean {
+      const detached = annotation(this.bmh, BmhAnnotation.Detached);
+      return (
+        this.status.operationalStatus === OperationalStatus.Detached &&
+        (detached === undefined || detached === ASSISTED_OWNER_VALUE) &&
+        this.spec()['online'] === true &&
+        this.bootedImageAgain()
+      );
+    }
+
+    /**
+     * The outcome of a reboot into the disk: the wait for it to show starts now. The status is
+     * left alone (the host is detached: its power is no longer recorded).
+     */
     private diskRebooted(finished: FinishedOperation): void {
       const last = diskReboots.get(this.key);
       if (last) diskReboots.set(this.key, { ...last, at: this.now });
-      if (finished.outcome.ok) {
-        const value = finished.outcome.value as OperationValue;
-        if (value.poweredOn !== undefined)
-          this.status = { ...this.status, poweredOn: value.poweredOn };
-        return;
-      }
+      if (finished.outcome.ok) return;
       const message = this.scrub(
         `${FAILURE_PREFIX['reboot-disk']}: ${describeError(finished.outcome.error)}`,
       );
@@ -652,8 +681,9 @@ export function createRedfishHostController(
 
     /** Whether the paired Agent's install is past writing the image to the disk. */
     private imageWritten(): boolean {
+      const signalled = writtenHosts.get(this.key);
+      if (signalled !== undefined && signalled === this.status.provisioning.image?.url) return true;
       const agent = pairedAgent(this.bmh, this.ctx.reader);
-      if (agent && writtenAgents.has(requestKey(requestOf(agent)))) return true;
       const progress = record(record(agent?.['status'])['progress']);
       const stages = progress['progressStages'];
       const stage = progress['currentStage'];
@@ -1076,8 +1106,13 @@ export function createRedfishHostController(
     imageWritten: (agent, reader) => {
       const found = reader.get({ ...Gvk.Agent, ...agent });
       if (!found) return;
-      writtenAgents.add(requestKey(agent));
-      for (const bmh of bmhsOfAgent(found, reader)) options.wake?.(bmh, true);
+      for (const bmh of bmhsOfAgent(found, reader)) {
+        const host = reader.get({ ...Gvk.BareMetalHost, ...bmh });
+        const image = host === undefined ? undefined : readStatus(host).provisioning.image?.url;
+        if (image === undefined) continue;
+        writtenHosts.set(requestKey(bmh), image);
+        options.wake?.(bmh, true);
+      }
     },
     stop: () => {
       shutdown.abort();

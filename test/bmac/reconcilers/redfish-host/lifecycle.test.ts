@@ -243,6 +243,42 @@ describe('a host installing its disk', () => {
     expect(h.cluster.events.filter((e) => e.reason === 'DiskBootRetried')).toHaveLength(3);
   });
 
+  it('detached and paused by the BMAC for its install is still rebooted into its disk, its status left alone', async () => {
+    h = new Harness();
+    const bmc = await h.addHost('host-0', { bootOrder: 'cd-first' });
+    await h.settle(['host-0']);
+    setAgent(installing('Rebooting', '910'));
+    await h.settle(['host-0']);
+    expect(h.status('host-0').operationalStatus).toBe('detached');
+    // What the BMAC does once the Agent reached Rebooting and BMO said detached.
+    await h.edit('host-0', (bmh) => ({
+      ...bmh,
+      metadata: {
+        ...bmh.metadata,
+        annotations: {
+          ...bmh.metadata.annotations,
+          'baremetalhost.metal3.io/detached': 'assisted-service-controller',
+          'baremetalhost.metal3.io/paused': 'assisted-service-controller',
+        },
+      },
+    }));
+    await h.settle(['host-0']);
+    const statusBefore = JSON.stringify(h.bmh('host-0')?.['status']);
+    bmc.restartFromHost();
+    const since = bmc.events.length;
+
+    setAgent(pendingUserAction('911'));
+    await h.settle(['host-0']);
+    expect(hostEvents(bmc).slice(since)).toEqual([
+      'power Off',
+      'boot-override Hdd/Once',
+      'power On',
+      'boot disk',
+    ]);
+    expect(h.cluster.events.at(-1)).toMatchObject({ reason: 'DiskBootRetried' });
+    expect(JSON.stringify(h.bmh('host-0')?.['status'])).toBe(statusBefore);
+  });
+
   it('detached by the user is not rebooted, even when its Agent waits for the disk boot', async () => {
     h = new Harness();
     const bmc = await h.addHost('host-0', { bootOrder: 'cd-first' });
