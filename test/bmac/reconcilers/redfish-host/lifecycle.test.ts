@@ -15,6 +15,14 @@ async function provisioned(h: Harness) {
   return { bmc, after: () => hostEvents(bmc).slice(since) };
 }
 
+/** Sets (or, with `undefined`, removes) one annotation of a host. */
+const annotate = (h: Harness, name: string, key: string, value: string | undefined) =>
+  h.edit(name, (bmh) => {
+    const kept = Object.entries(bmh.metadata.annotations ?? {}).filter(([k]) => k !== key);
+    const annotations = Object.fromEntries(value === undefined ? kept : [...kept, [key, value]]);
+    return { ...bmh, metadata: { ...bmh.metadata, annotations } };
+  });
+
 function agent(name: string, stage: string, link: 'label' | 'mac'): KubeObject {
   return {
     ...Gvk.Agent,
@@ -251,17 +259,8 @@ describe('a host installing its disk', () => {
     await h.settle(['host-0']);
     expect(h.status('host-0').operationalStatus).toBe('detached');
     // What the BMAC does once the Agent reached Rebooting and BMO said detached.
-    await h.edit('host-0', (bmh) => ({
-      ...bmh,
-      metadata: {
-        ...bmh.metadata,
-        annotations: {
-          ...bmh.metadata.annotations,
-          'baremetalhost.metal3.io/detached': 'assisted-service-controller',
-          'baremetalhost.metal3.io/paused': 'assisted-service-controller',
-        },
-      },
-    }));
+    await annotate(h, 'host-0', 'baremetalhost.metal3.io/detached', 'assisted-service-controller');
+    await annotate(h, 'host-0', 'baremetalhost.metal3.io/paused', 'assisted-service-controller');
     await h.settle(['host-0']);
     const statusBefore = JSON.stringify(h.bmh('host-0')?.['status']);
     bmc.restartFromHost();
@@ -283,13 +282,7 @@ describe('a host installing its disk', () => {
     h = new Harness();
     const bmc = await h.addHost('host-0', { bootOrder: 'cd-first' });
     await h.settle(['host-0']);
-    await h.edit('host-0', (bmh) => ({
-      ...bmh,
-      metadata: {
-        ...bmh.metadata,
-        annotations: { ...bmh.metadata.annotations, 'baremetalhost.metal3.io/detached': 'me' },
-      },
-    }));
+    await annotate(h, 'host-0', 'baremetalhost.metal3.io/detached', 'me');
     await h.settle(['host-0']);
     const since = bmc.events.length;
     setAgent(pendingUserAction('910'));
@@ -329,21 +322,14 @@ describe('annotations BMO honours', () => {
     await h.close();
   });
 
-  const annotate = (name: string, key: string, value: string | undefined) =>
-    h.edit(name, (bmh) => {
-      const kept = Object.entries(bmh.metadata.annotations ?? {}).filter(([k]) => k !== key);
-      const annotations = Object.fromEntries(value === undefined ? kept : [...kept, [key, value]]);
-      return { ...bmh, metadata: { ...bmh.metadata, annotations } };
-    });
-
   it('paused: the host is not touched until the annotation goes', async () => {
     h = new Harness();
     const bmc = await h.addHost('host-0');
-    await annotate('host-0', 'baremetalhost.metal3.io/paused', 'assisted-service-controller');
+    await annotate(h, 'host-0', 'baremetalhost.metal3.io/paused', 'assisted-service-controller');
     await h.settle(['host-0']);
     expect(bmc.requestCount).toBe(0);
     expect(h.bmh('host-0')?.['status']).toBeUndefined();
-    await annotate('host-0', 'baremetalhost.metal3.io/paused', undefined);
+    await annotate(h, 'host-0', 'baremetalhost.metal3.io/paused', undefined);
     await h.settle(['host-0']);
     expect(h.status('host-0').provisioning.state).toBe('provisioned');
   });
@@ -354,12 +340,12 @@ describe('annotations BMO honours', () => {
     await h.settle(['host-0']);
     expect(h.status('host-0').provisioning.state).toBe('available');
     const requests = bmc.requestCount;
-    await annotate('host-0', 'baremetalhost.metal3.io/detached', 'assisted-service-controller');
+    await annotate(h, 'host-0', 'baremetalhost.metal3.io/detached', 'assisted-service-controller');
     await h.settle(['host-0']);
     expect(h.status('host-0').operationalStatus).toBe('detached');
     expect(bmc.requestCount).toBe(requests);
 
-    await annotate('host-0', 'baremetalhost.metal3.io/detached', undefined);
+    await annotate(h, 'host-0', 'baremetalhost.metal3.io/detached', undefined);
     await h.edit('host-0', (bmh) => ({
       ...bmh,
       spec: { ...(bmh['spec'] as object), image: { url: LONG_URL, format: 'live-iso' } },
@@ -374,12 +360,12 @@ describe('annotations BMO honours', () => {
   it('detached with deleteAction delay: a deleted host is kept while it stays detached', async () => {
     h = new Harness();
     await provisioned(h);
-    await annotate('host-0', 'baremetalhost.metal3.io/detached', '{"deleteAction":"delay"}');
+    await annotate(h, 'host-0', 'baremetalhost.metal3.io/detached', '{"deleteAction":"delay"}');
     await h.settle(['host-0']);
     await h.cluster.asOtherActor((c) => c.delete(bmhRef));
     await h.settle(['host-0']);
     expect(hasFinalizer(h.bmh('host-0'))).toBe(true);
-    await annotate('host-0', 'baremetalhost.metal3.io/detached', undefined);
+    await annotate(h, 'host-0', 'baremetalhost.metal3.io/detached', undefined);
     await h.settle(['host-0']);
     expect(h.bmh('host-0')).toBeUndefined();
   });
