@@ -6,7 +6,9 @@
 // from the first apply until every site is installed, sites installed per minute over time,
 // the controller's CPU seconds and peak RSS (sampled from /proc), the controller's API server
 // requests per site (its siteforge_api_requests_total), the bytes the image server sent to the
-// hosts, and the simulation's own CPU, with the load average. Uses build/ (npm run build).
+// hosts, the simulation's own CPU, and the scratch hub's (kube-apiserver, etcd,
+// kube-controller-manager: on a real hub they run on control-plane nodes of their own, here
+// they share the 2 cores), with the load average. Uses build/ (npm run build).
 // BENCH_FLEET_SITES sets N (default 3500); BENCH_FLEET_STAGE_S the compressed stage time
 // (default 2), BENCH_FLEET_POLL_S the most an agent waits between polls (default 10),
 // BENCH_FLEET_POST_S the servers' POST (default 5), BENCH_FLEET_REBOOT_S the time from the
@@ -26,14 +28,19 @@ const env = (name, fallback) => Number(process.env[name] ?? fallback);
 
 if (process.argv[1] === here) await runFleetBench();
 
-/** CPU seconds and peak RSS (MB) of a live process, from /proc; undefined once it is gone. */
+/**
+ * CPU seconds and peak RSS (MB) of a live process, from /proc; undefined once it is gone or a
+ * zombie (whose status has no memory lines: its last figures stand).
+ */
 function processFigures(pid) {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const peakKb = /VmHWM:\s+(\d+)/.exec(status)?.[1];
+    if (peakKb === undefined) return undefined;
     return {
-      peakRssMb: Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024,
+      peakRssMb: Number(peakKb) / 1024,
       cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100,
     };
   } catch {
@@ -56,10 +63,13 @@ export async function benchFleet(n) {
   const sites = writeSyntheticFleet(join(dir, 'sites'), n);
   let controller;
   let sampler;
+  let hubPids = {};
+  const hub = {};
   const loads = [];
   const stop = new globalThis.AbortController();
   // Ctrl-C or SIGTERM: the demo machinery stops the hub, the controller and the simulators.
   const abort = () => stop.abort();
+  const ownStart = process.cpuUsage();
   process.once('SIGINT', abort);
   process.once('SIGTERM', abort);
   try {
@@ -78,7 +88,20 @@ export async function benchFleet(n) {
         pollSeconds: env('BENCH_FLEET_POLL_S', 10),
         seed: 7,
       },
-      { repoRoot: root, startHub, stopHub, ensureXorriso },
+      {
+        repoRoot: root,
+        startHub: async (options) => {
+          const started = await startHub(options);
+          hubPids = {
+            'kube-apiserver': started.apiserver?.pid,
+            etcd: started.etcd?.pid,
+            'kube-controller-manager': started.controllerManager?.pid,
+          };
+          return started;
+        },
+        stopHub,
+        ensureXorriso,
+      },
       {
         stdout: (text) => {
           if (process.env.BENCH_FLEET_VERBOSE === '1') process.stdout.write(text);
@@ -97,13 +120,17 @@ export async function benchFleet(n) {
         onController: (pid) => {
           sampler = setInterval(() => {
             controller = processFigures(pid) ?? controller;
+            for (const [name, hubPid] of Object.entries(hubPids))
+              if (hubPid !== undefined) hub[name] = processFigures(hubPid) ?? hub[name];
             loads.push(loadavg()[0]);
           }, 1000);
         },
       },
     );
     clearInterval(sampler);
-    return { n, result, controller, loads };
+    const own = process.cpuUsage(ownStart);
+    const demoCpuSeconds = (own.user + own.system) / 1e6;
+    return { n, result, controller, hub, demoCpuSeconds, loads };
   } finally {
     clearInterval(sampler);
     process.off('SIGINT', abort);
@@ -130,7 +157,7 @@ export async function runFleetBench() {
     `\nthe fleet from apply to installed: N synthetic single-node sites, a scratch hub, siteforge controller (redfish mode, simulated installer) and N simulated BMCs and servers on this machine (stages ${env('BENCH_FLEET_STAGE_S', 2)} s, agents poll at most every ${env('BENCH_FLEET_POLL_S', 10)} s, POST ${env('BENCH_FLEET_POST_S', 5)} s, reboot ${env('BENCH_FLEET_REBOOT_S', 60)} s)`,
   );
   for (const n of sizes) {
-    const { result, controller, loads } = await benchFleet(n);
+    const { result, controller, hub, demoCpuSeconds, loads } = await benchFleet(n);
     const totals = result.totals;
     if (totals === undefined) {
       console.log(
@@ -163,6 +190,14 @@ export async function runFleetBench() {
       console.log(
         `  simulation: ${sim.cpuSeconds.toFixed(0)} CPU s, ${(sim.rssBytes / 2 ** 20).toFixed(0)} MB; image server sent ${(sim.mediaBytes / 2 ** 20).toFixed(1)} MiB in ${sim.mediaRequests} requests (${(sim.mediaBytes / n / 1024).toFixed(0)} KiB/host); ${sim.isoBoots} ISO boots; ${sim.bmcRequests} BMC requests; ${sim.agentFailures} failed agent calls`,
       );
+    const hubParts = Object.entries(hub).map(
+      ([name, figures]) =>
+        `${name} ${figures.cpuSeconds.toFixed(0)} CPU s, peak RSS ${figures.peakRssMb.toFixed(0)} MB`,
+    );
+    if (hubParts.length > 0) console.log(`  hub: ${hubParts.join('; ')}`);
+    console.log(
+      `  this process (applies, watches the fleet for progress): ${demoCpuSeconds.toFixed(0)} CPU s`,
+    );
     console.log(
       `  load average ${load()} at the end, ${meanLoad.toFixed(1)} on average over the run`,
     );
@@ -170,6 +205,13 @@ export async function runFleetBench() {
       const stuck = (result.outcomes ?? []).filter((o) => o.state !== 'installed').slice(0, 5);
       for (const o of stuck) console.log(`    ${o.name}: ${o.state} ${o.message}`);
     }
+    // Where the 2 cores went: SiteForge (controller and simulation) against the hub.
+    const ownCpu = (controller?.cpuSeconds ?? 0) + (sim?.cpuSeconds ?? 0);
+    const hubCpu = Object.values(hub).reduce((sum, figures) => sum + figures.cpuSeconds, 0);
+    if (hubParts.length > 0)
+      console.log(
+        `  CPU per site: ${(ownCpu / n).toFixed(3)} s controller and simulation, ${(hubCpu / n).toFixed(3)} s hub; ${(totals.seconds * 2).toFixed(0)} CPU s in the wall time on 2 cores`,
+      );
     console.log(
       `fleet: ${totals.installed}/${n} sites installed in ${totals.seconds.toFixed(0)} s, ${(controller?.peakRssMb ?? 0).toFixed(0)} MB controller peak RSS, ${(requests / n).toFixed(1)} api requests/site`,
     );

@@ -149,7 +149,8 @@ export async function startHub({
       // The `kubernetes` Endpoints may not hold a loopback address, so the default lease
       // reconciler would fail forever; nothing in-cluster needs to reach this server.
       '--endpoint-reconciler-type=none',
-      '--profiling=false',
+      // SITEFORGE_HUB_PROFILING=1 serves /debug/pprof (for profiling the hub under a bench).
+      `--profiling=${process.env.SITEFORGE_HUB_PROFILING === '1'}`,
     ]);
     started.push(apiserver);
     state.apiserver = {
