@@ -15,7 +15,7 @@
 // Rebooting report to the firmware's boot choice (default 60), BENCH_FLEET_TIMEOUT_S the limit
 // (default 1800). Run heavy sizes under `flock /tmp/siteforge-bench.lock`.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apiRequestBreakdown, metricSum } from './support.js';
@@ -205,12 +205,13 @@ export async function runFleetBench() {
       const stuck = (result.outcomes ?? []).filter((o) => o.state !== 'installed').slice(0, 5);
       for (const o of stuck) console.log(`    ${o.name}: ${o.state} ${o.message}`);
     }
-    // Where the 2 cores went: SiteForge (controller and simulation) against the hub.
+    // Where the cores went: SiteForge (controller and simulation) against the hub.
     const ownCpu = (controller?.cpuSeconds ?? 0) + (sim?.cpuSeconds ?? 0);
     const hubCpu = Object.values(hub).reduce((sum, figures) => sum + figures.cpuSeconds, 0);
+    const cores = availableParallelism();
     if (hubParts.length > 0)
       console.log(
-        `  CPU per site: ${(ownCpu / n).toFixed(3)} s controller and simulation, ${(hubCpu / n).toFixed(3)} s hub; ${(totals.seconds * 2).toFixed(0)} CPU s in the wall time on 2 cores`,
+        `  CPU per site: ${(ownCpu / n).toFixed(3)} s controller and simulation, ${(hubCpu / n).toFixed(3)} s hub; ${(totals.seconds * cores).toFixed(0)} CPU s in the wall time on ${cores} cores`,
       );
     console.log(
       `fleet: ${totals.installed}/${n} sites installed in ${totals.seconds.toFixed(0)} s, ${(controller?.peakRssMb ?? 0).toFixed(0)} MB controller peak RSS, ${(requests / n).toFixed(1)} api requests/site`,
